@@ -1,0 +1,3 @@
+from pressroom.cli import main
+
+main()

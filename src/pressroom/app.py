@@ -1,0 +1,105 @@
+"""The FastAPI application: middleware, routers and error handlers; nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
+from swagger_ui_bundle import swagger_ui_path
+
+from pressroom.config import Settings
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.middleware import ServiceMiddleware
+from pressroom.kit.openapi import install_openapi
+from pressroom.kit.problems import as_problem, problem_page, problem_response
+from pressroom.runtime import Runtime
+from pressroom.tenant.routes import router as tenant_router
+from pressroom.workers.runner import WorkerRunner, default_loops
+
+API_ROUTERS: list[APIRouter] = [tenant_router]
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    runtime: Runtime | None = None,
+    run_workers: bool = False,
+) -> FastAPI:
+    settings = settings or (runtime.settings if runtime else Settings())
+    runtime = runtime or Runtime.build(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        runner = WorkerRunner(runtime, default_loops()) if run_workers else None
+        if runner:
+            await runner.start()
+        try:
+            yield
+        finally:
+            if runner:
+                await runner.stop()
+            await runtime.close()
+
+    app = FastAPI(
+        title="Pressroom API",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    for router in API_ROUTERS:
+        app.include_router(router)
+    _add_service_routes(app)
+    _add_error_handlers(app)
+    install_openapi(app)
+    app.add_middleware(ServiceMiddleware, runtime=runtime)
+    return app
+
+
+def _add_service_routes(app: FastAPI) -> None:
+    app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        # Served from the installed package, so the page works with no internet access.
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="Pressroom API",
+            swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/docs/assets/favicon-32x32.png",
+        )
+
+    @app.get("/problems/{code}", include_in_schema=False)
+    async def problem(code: str, request: Request) -> Response:
+        page = problem_page(code)
+        if page is None:
+            raise PressroomError("not_found", detail=f"No problem type {code!r}.")
+        if "text/html" in request.headers.get("accept", ""):
+            return HTMLResponse(
+                f"<!doctype html><title>{page['title']}</title><h1>{page['title']}</h1>"
+                f"<p>HTTP {page['status']} <code>{page['code']}</code></p>"
+                f"<p>{page['explanation']}</p>"
+            )
+        return JSONResponse(page)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def health() -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    async def render(request: Request, exc: Exception) -> Response:
+        problem = as_problem(exc) or PressroomError("internal_error")
+        return problem_response(problem, request.state.request_id)
+
+    app.add_exception_handler(PressroomError, render)
+    app.add_exception_handler(RequestValidationError, render)
+    app.add_exception_handler(StarletteHTTPException, render)

@@ -1,0 +1,74 @@
+"""Typed dependencies: the caller, the scope an operation needs, the role it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from pressroom.auth.scopes import MANAGER_ROLES
+from pressroom.auth.service import Principal
+from pressroom.kit.errors import PressroomError
+
+# Declares the bearer scheme in the OpenAPI document; the middleware does the checking.
+bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer prk_...`")
+
+
+def insufficient_scope(scope: str) -> PressroomError:
+    return PressroomError(
+        "insufficient_scope",
+        detail=f"This operation requires the scope {scope}, which the API key lacks.",
+        extra={"requiredScope": scope},
+    )
+
+
+def insufficient_role() -> PressroomError:
+    return PressroomError(
+        "insufficient_role",
+        detail="This operation requires an organization owner or admin.",
+    )
+
+
+def check_access(principal: Principal | None, scope: str | None, manager_only: bool) -> Principal:
+    """The checks in the contract's order: 401, then 403 scope, then 403 role."""
+    if principal is None:
+        raise PressroomError("unauthenticated")
+    if scope is not None and scope not in principal.scopes:
+        raise insufficient_scope(scope)
+    if manager_only and principal.member_role not in MANAGER_ROLES:
+        raise insufficient_role()
+    return principal
+
+
+def require(scope: str, *, manager_only: bool = False) -> Callable[..., Awaitable[Principal]]:
+    """A dependency that yields the caller if the key has `scope` (and, for webhook
+    lifecycle operations, the member is an owner or admin). The route layer reads
+    `required_scope` and `manager_only` to run these checks before idempotency."""
+
+    async def dependency(
+        request: Request,
+        _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
+    ) -> Principal:
+        return check_access(getattr(request.state, "principal", None), scope, manager_only)
+
+    dependency.required_scope = scope  # type: ignore[attr-defined]
+    dependency.manager_only = manager_only  # type: ignore[attr-defined]
+    return dependency
+
+
+def requirements_of(call: Any) -> tuple[str | None, bool]:
+    return getattr(call, "required_scope", None), bool(getattr(call, "manager_only", False))
+
+
+WorkspaceRead = Annotated[Principal, Depends(require("workspace:read"))]
+ChannelsRead = Annotated[Principal, Depends(require("channels:read"))]
+ChannelsWrite = Annotated[Principal, Depends(require("channels:write"))]
+PostsRead = Annotated[Principal, Depends(require("posts:read"))]
+PostsWrite = Annotated[Principal, Depends(require("posts:write"))]
+AnalyticsRead = Annotated[Principal, Depends(require("analytics:read"))]
+MediaRead = Annotated[Principal, Depends(require("media:read"))]
+MediaWrite = Annotated[Principal, Depends(require("media:write"))]
+WebhooksRead = Annotated[Principal, Depends(require("webhooks:read"))]
+WebhooksManage = Annotated[Principal, Depends(require("webhooks:write", manager_only=True))]

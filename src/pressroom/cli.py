@@ -1,0 +1,377 @@
+"""The `pressroom` command: thin, it calls services. Every command takes --json."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from pressroom.audit import service as audit
+from pressroom.audit.service import CLI_ACTOR
+from pressroom.auth import service as auth
+from pressroom.auth.scopes import SCOPES, parse_scopes
+from pressroom.config import Settings
+from pressroom.db import migrate, unit_of_work
+from pressroom.kit.logs import configure_logging
+from pressroom.runtime import Runtime
+from pressroom.tenant import service as tenant
+from pressroom.tenant.models import Member
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Pressroom publishing API.",
+)
+db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
+orgs_app = typer.Typer(no_args_is_help=True, help="Organizations.")
+members_app = typer.Typer(no_args_is_help=True, help="Members of an organization.")
+keys_app = typer.Typer(no_args_is_help=True, help="API keys.")
+audit_app = typer.Typer(no_args_is_help=True, help="The audit ledger.")
+app.add_typer(db_app, name="db")
+app.add_typer(orgs_app, name="orgs")
+app.add_typer(members_app, name="members")
+app.add_typer(keys_app, name="keys")
+app.add_typer(audit_app, name="audit")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+
+class CommandError(Exception):
+    """A failure to report on stderr with a non-zero exit."""
+
+
+def _emit(as_json: bool, payload: dict[str, Any], human: str) -> None:
+    typer.echo(json.dumps(payload) if as_json else human)
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=1)
+
+
+def _run(work: Callable[[Runtime], Coroutine[Any, Any, T]]) -> T:
+    """Run one command against the configured database, with migrations applied."""
+    settings = Settings()
+
+    async def main() -> T:
+        runtime = Runtime.build(settings)
+        try:
+            return await work(runtime)
+        finally:
+            await runtime.close()
+
+    try:
+        migrate(settings.effective_database_url)
+        return asyncio.run(main())
+    except (ValueError, LookupError, CommandError) as exc:
+        _fail(str(exc))
+        raise  # unreachable: _fail exits
+
+
+def _uuid(value: str, what: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise CommandError(f"{what} must be a UUID, got {value!r}") from None
+
+
+async def _record(
+    session: Any,
+    organization_id: uuid.UUID,
+    operation: str,
+    kind: str,
+    rid: object,
+    changes: dict[str, Any],
+) -> None:
+    await audit.append(
+        session,
+        organization_id=organization_id,
+        actor=CLI_ACTOR,
+        operation_id=operation,
+        outcome_status=0,
+        resource_type=kind,
+        resource_id=str(rid),
+        changes=changes,
+    )
+
+
+@db_app.command("upgrade")
+def db_upgrade(as_json: JsonFlag = False) -> None:
+    """Apply all migrations."""
+    settings = Settings()
+    try:
+        migrate(settings.effective_database_url)
+    except Exception as exc:  # a migration failure is reported, never a traceback dump
+        _fail(f"migration failed: {exc}")
+    _emit(as_json, {"ok": True}, "database is up to date")
+
+
+@orgs_app.command("create")
+def orgs_create(
+    name: Annotated[str, typer.Option("--name", help="Organization name.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Create an organization."""
+
+    async def work(runtime: Runtime) -> uuid.UUID:
+        async with unit_of_work(runtime.sessions) as session:
+            organization = await tenant.create_organization(session, name)
+            await _record(
+                session,
+                organization.id,
+                "cli.orgs.create",
+                "organization",
+                organization.id,
+                {"name": name},
+            )
+            return organization.id
+
+    org_id = _run(work)
+    _emit(as_json, {"id": str(org_id)}, f"organization {org_id}")
+
+
+@members_app.command("add")
+def members_add(
+    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    email: Annotated[str, typer.Option("--email")],
+    role: Annotated[str, typer.Option("--role", help="owner, admin or member.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Add a person to an organization."""
+
+    async def work(runtime: Runtime) -> uuid.UUID:
+        org_id = _uuid(org, "--org")
+        async with unit_of_work(runtime.sessions) as session:
+            member = await tenant.add_member(session, org_id, email, role)
+            await _record(
+                session,
+                org_id,
+                "cli.members.add",
+                "member",
+                member.id,
+                {"email": member.email, "role": role},
+            )
+            return member.id
+
+    member_id = _run(work)
+    _emit(as_json, {"id": str(member_id)}, f"member {member_id}")
+
+
+@keys_app.command("create")
+def keys_create(
+    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    member: Annotated[str, typer.Option("--member", help="Member id (the person).")],
+    scopes: Annotated[
+        str, typer.Option("--scopes", help=f"Comma-separated, or 'all': {','.join(SCOPES)}")
+    ],
+    name: Annotated[str | None, typer.Option("--name")] = None,
+    expires_in: Annotated[
+        int | None, typer.Option("--expires-in", min=1, help="Lifetime in seconds.")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Issue an API key; the key is shown once and stored only as a digest."""
+
+    async def work(runtime: Runtime) -> auth.IssuedKey:
+        org_id = _uuid(org, "--org")
+        member_id = _uuid(member, "--member")
+        scope_list = parse_scopes(scopes)
+        async with unit_of_work(runtime.sessions) as session:
+            issued = await auth.issue_key(
+                session,
+                organization_id=org_id,
+                member_id=member_id,
+                scopes=scope_list,
+                name=name,
+                expires_in=expires_in,
+            )
+            await _record(
+                session,
+                org_id,
+                "cli.keys.create",
+                "apiKey",
+                issued.id,
+                {
+                    "name": name,
+                    "scopes": scope_list,
+                    "expiresIn": expires_in,
+                    "memberId": str(member_id),
+                    "prefix": issued.prefix,
+                },
+            )
+            return issued
+
+    issued = _run(work)
+    _emit(
+        as_json,
+        {"id": str(issued.id), "key": issued.key},
+        f"key {issued.id}\n{issued.key}\n(shown once: store it now)",
+    )
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key's id.")], as_json: JsonFlag = False
+) -> None:
+    """Revoke an API key at once."""
+
+    async def work(runtime: Runtime) -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            row = await auth.revoke_key(session, _uuid(key_id, "KEY_ID"))
+            await _record(
+                session, row.organization_id, "cli.keys.revoke", "apiKey", row.id, {"revoked": True}
+            )
+
+    _run(work)
+    _emit(as_json, {"id": key_id, "revoked": True}, f"key {key_id} revoked")
+
+
+@audit_app.command("verify")
+def audit_verify(
+    org: Annotated[str, typer.Option("--org", help="Organization id.")], as_json: JsonFlag = False
+) -> None:
+    """Check the organization's audit chain; exit 1 if it was edited or truncated."""
+
+    async def work(runtime: Runtime) -> audit.VerifyResult:
+        async with unit_of_work(runtime.sessions) as session:
+            return await audit.verify(session, _uuid(org, "--org"))
+
+    result = _run(work)
+    if not result.ok:
+        for problem in result.problems:
+            typer.echo(f"audit: {problem}", err=True)
+        _emit(
+            as_json,
+            {"entries": result.entries, "ok": False, "problems": result.problems},
+            f"{result.entries} entries; chain BROKEN",
+        )
+        raise typer.Exit(code=1)
+    _emit(as_json, {"entries": result.entries, "ok": True}, f"{result.entries} entries; chain ok")
+
+
+DEMO_EMAIL = "owner@demo.pressroom.example"
+
+
+async def create_demo(runtime: Runtime) -> dict[str, str]:
+    """The demo organization (made once), its owner, and a fresh all-scope key."""
+    from sqlalchemy import select
+
+    async with unit_of_work(runtime.sessions) as session:
+        owner = await session.scalar(select(Member).where(Member.email == DEMO_EMAIL))
+        if owner is None:
+            organization = await tenant.create_organization(session, "Demo organization")
+            owner = await tenant.add_member(session, organization.id, DEMO_EMAIL, "owner")
+            await _record(
+                session,
+                organization.id,
+                "cli.demo.create",
+                "organization",
+                organization.id,
+                {"name": organization.name},
+            )
+        for hook in DEMO_HOOKS:
+            await hook(session, owner.organization_id)
+        issued = await auth.issue_key(
+            session,
+            organization_id=owner.organization_id,
+            member_id=owner.id,
+            scopes=list(SCOPES),
+            name="demo owner key",
+        )
+        await _record(
+            session,
+            owner.organization_id,
+            "cli.keys.create",
+            "apiKey",
+            issued.id,
+            {"name": "demo owner key", "scopes": list(SCOPES)},
+        )
+    return {"organizationId": str(owner.organization_id), "key": issued.key}
+
+
+# Domains add demo content (sandbox channels, analytics history) here.
+DEMO_HOOKS: list[Callable[[Any, uuid.UUID], Awaitable[None]]] = []
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8000,
+    no_workers: Annotated[bool, typer.Option("--no-workers", help="API only.")] = False,
+    demo: Annotated[bool, typer.Option("--demo", help="Create a demo organization.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run the API (and, unless --no-workers, the background workers in this process)."""
+    import uvicorn
+
+    from pressroom.app import create_app
+
+    settings = Settings()
+    configure_logging(settings.log_level)
+    migrate(settings.effective_database_url)
+    runtime = Runtime.build(settings)
+    if demo:
+        created = asyncio.run(_with_fresh_runtime(settings, create_demo))
+        base = f"http://{host}:{port}"
+        _emit(
+            as_json,
+            {**created, "baseUrl": base},
+            "Pressroom demo is ready.\n"
+            f"  Organization: {created['organizationId']}\n"
+            f"  Owner API key (all scopes, shown once): {created['key']}\n"
+            f"  Try: curl -H 'Authorization: Bearer {created['key']}' {base}/api/v1/tenant\n"
+            f"  Docs: {base}/docs",
+        )
+        sys.stdout.flush()
+    application = create_app(settings, runtime=runtime, run_workers=not no_workers)
+    config = uvicorn.Config(
+        application,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=30,
+    )
+    uvicorn.Server(config).run()
+
+
+async def _with_fresh_runtime(
+    settings: Settings, work: Callable[[Runtime], Coroutine[Any, Any, T]]
+) -> T:
+    runtime = Runtime.build(settings)
+    try:
+        return await work(runtime)
+    finally:
+        await runtime.close()
+
+
+@app.command()
+def worker(as_json: JsonFlag = False) -> None:
+    """Run the background workers only (any number of these may run at once)."""
+    from pressroom.workers.runner import WorkerRunner, default_loops
+
+    settings = Settings()
+    configure_logging(settings.log_level)
+
+    async def main() -> None:
+        runtime = Runtime.build(settings)
+        try:
+            await WorkerRunner(runtime, default_loops()).run_until_signalled()
+        finally:
+            await runtime.close()
+
+    asyncio.run(main())
+    _emit(as_json, {"stopped": True}, "workers stopped")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,81 @@
+"""One Settings object, read from the environment (prefix PRESSROOM_)."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def parse_rate(value: str) -> tuple[int, int]:
+    """`600/60` -> (600 requests, 60 seconds)."""
+    match = _RATE.match(value)
+    if not match or int(match.group(1)) < 1 or int(match.group(2)) < 1:
+        raise ValueError(f"expected REQUESTS/SECONDS such as 600/60, got {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PRESSROOM_", extra="ignore")
+
+    database_url: str | None = None
+    data_dir: Path = Path(".pressroom")
+    secret_key: str | None = None
+    redis_url: str | None = None
+    rate_limit: str = "600/60"
+    auth_failure_limit: str = "60/60"
+    webhook_timeout_seconds: float = 10.0
+    webhook_retry_schedule: str = "5,60,300,1800,7200,18000,36000"
+    webhook_retention_seconds: int = 259200
+    webhook_resolve: str | None = None
+    webhook_ca_bundle: str | None = None
+    media_storage: str | None = None
+    idempotency_retention_seconds: int = 86400
+    log_level: str = "INFO"
+    # Connections per process; API and worker nodes each hold their own pool.
+    database_pool_size: int = Field(default=10, ge=1)
+
+    @field_validator("rate_limit", "auth_failure_limit")
+    @classmethod
+    def _check_rate(cls, value: str) -> str:
+        parse_rate(value)
+        return value
+
+    @field_validator("webhook_retry_schedule")
+    @classmethod
+    def _check_schedule(cls, value: str) -> str:
+        parts = [p.strip() for p in value.split(",") if p.strip()]
+        if any(float(p) < 0 for p in parts):
+            raise ValueError("retry delays must be non-negative seconds")
+        return value
+
+    @cached_property
+    def rate(self) -> tuple[int, int]:
+        return parse_rate(self.rate_limit)
+
+    @cached_property
+    def auth_failure_rate(self) -> tuple[int, int]:
+        return parse_rate(self.auth_failure_limit)
+
+    @cached_property
+    def retry_delays(self) -> tuple[float, ...]:
+        return tuple(float(p) for p in self.webhook_retry_schedule.split(",") if p.strip())
+
+    @property
+    def resolved_data_dir(self) -> Path:
+        return self.data_dir.expanduser().resolve()
+
+    @property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.resolved_data_dir / 'pressroom.db'}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.effective_database_url.startswith("sqlite")

@@ -1,0 +1,162 @@
+"""Engines, sessions, the base model and the column types shared by every domain."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, MetaData, event
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator, Uuid
+
+from pressroom.kit.clock import utcnow
+from pressroom.kit.ids import uuid7
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC in and out, on SQLite (which stores naive text) as on PostgreSQL."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            # Stored as text; one fixed format keeps text order equal to time order.
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+# JSON on SQLite, JSONB on PostgreSQL.
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime, uuid.UUID: Uuid, dict[str, Any]: JSONType}
+
+
+class IdMixin:
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid7)
+
+
+class TimestampMixin:
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=False)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+def async_url(url: str) -> str:
+    """Choose the async driver for a plain `sqlite:///` or `postgresql://` URL."""
+    if url.startswith("sqlite:///"):
+        return "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+asyncpg://" + url[len(prefix) :]
+    if url.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+        return url
+    raise ValueError("database URL must be sqlite:///PATH or postgresql://USER@HOST:PORT/DB")
+
+
+def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
+    driver_url = async_url(url)
+    if driver_url.startswith("sqlite"):
+        path = driver_url.split(":///", 1)[1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(driver_url, connect_args={"timeout": 30})
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
+        return engine
+    return create_async_engine(
+        driver_url,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=False,
+        connect_args={"server_settings": {"application_name": "pressroom"}},
+    )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Take over transaction control from the sqlite3 module so BEGIN is ours.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _sqlite_begin_immediate(connection: Any) -> None:
+    # Writers take the lock up front, so two transactions never deadlock upgrading
+    # from a read to a write lock; SQLite serializes them through busy_timeout.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def is_postgres(engine: AsyncEngine) -> bool:
+    return engine.dialect.name == "postgresql"
+
+
+def dialect_name(session: AsyncSession) -> str:
+    """`postgresql` or `sqlite`: the database this session talks to."""
+    return session.get_bind().dialect.name
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False, autoflush=True)
+
+
+@asynccontextmanager
+async def unit_of_work(
+    sessions: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[AsyncSession]:
+    """One transaction: committed when the block ends, rolled back on any exception.
+
+    Used by the command line and the workers; requests get theirs from the route layer."""
+    async with sessions() as session, session.begin():
+        yield session
+
+
+def migrate(url: str, revision: str = "heads") -> None:
+    """Apply Alembic migrations (blocking; runs its own event loop)."""
+    from alembic import command
+    from alembic.config import Config
+
+    driver_url = async_url(url)
+    if driver_url.startswith("sqlite"):
+        Path(driver_url.split(":///", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    config.set_main_option("sqlalchemy.url", driver_url)
+    command.upgrade(config, revision)

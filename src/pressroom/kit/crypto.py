@@ -1,0 +1,71 @@
+"""Secrets at rest: the server key, encryption of stored secrets, and key digests."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+_KEY_FILE = "secret.key"
+
+
+def load_or_create_server_key(configured: str | None, data_dir: Path) -> str:
+    """The configured key, else one generated once into the data directory (mode 0600)."""
+    if configured:
+        return configured
+    path = data_dir / _KEY_FILE
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    # O_EXCL: two processes starting at once must not both write a key.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+class SecretBox:
+    """Authenticated encryption of secrets at rest, keyed from the server key.
+
+    Separate subkeys are derived for encryption and for signing cursors, so neither
+    use can be turned against the other."""
+
+    def __init__(self, server_key: str) -> None:
+        material = server_key.encode()
+        self._fernet = Fernet(base64.urlsafe_b64encode(self._derive(material, b"encrypt")))
+        self._mac_key = self._derive(material, b"mac")
+
+    @staticmethod
+    def _derive(material: bytes, purpose: bytes) -> bytes:
+        return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pressroom", info=purpose).derive(
+            material
+        )
+
+    def encrypt(self, plaintext: str) -> str:
+        return self._fernet.encrypt(plaintext.encode()).decode()
+
+    def decrypt(self, token: str) -> str:
+        try:
+            return self._fernet.decrypt(token.encode()).decode()
+        except InvalidToken as exc:
+            # Never include the token: it is the ciphertext of a secret.
+            raise ValueError("stored secret could not be decrypted with the server key") from exc
+
+    def mac(self, data: bytes) -> bytes:
+        return hmac.new(self._mac_key, data, hashlib.sha256).digest()
+
+
+def digest_api_key(key: str) -> str:
+    """Keys carry 256 random bits, so a plain SHA-256 is a safe, fast lookup digest."""
+    return hashlib.sha256(key.encode()).hexdigest()

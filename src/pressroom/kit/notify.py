@@ -1,0 +1,87 @@
+"""Waking idle workers when new work is committed.
+
+On PostgreSQL, `pg_notify` inside the writing transaction is delivered on commit to
+every listening process (LISTEN/NOTIFY). In-process waiters are woken on commit too,
+which is all SQLite (one process) needs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.orm import Session
+
+from pressroom.db import dialect_name
+
+log = logging.getLogger(__name__)
+
+_PENDING = "pressroom_pending_notifications"
+
+
+class Notifier:
+    def __init__(self, engine: AsyncEngine | None = None) -> None:
+        self._engine = engine
+        self._events: dict[str, set[asyncio.Event]] = {}
+        self._listener: Any = None
+        self._listen_lock = asyncio.Lock()
+
+    async def notify(self, session: AsyncSession, channel: str) -> None:
+        """Announce new work on `channel` once the session's transaction commits."""
+        if dialect_name(session) == "postgresql":
+            await session.execute(text("SELECT pg_notify(:c, '')"), {"c": channel})
+        pending: set[str] = session.sync_session.info.setdefault(_PENDING, set())
+        if not pending:
+            event.listen(session.sync_session, "after_commit", self._after_commit, once=True)
+            event.listen(session.sync_session, "after_rollback", _clear_pending, once=True)
+        pending.add(channel)
+
+    def _after_commit(self, sync_session: Session) -> None:
+        for channel in sync_session.info.pop(_PENDING, set()):
+            self.wake(channel)
+
+    def wake(self, channel: str) -> None:
+        for waiter in self._events.get(channel, ()):
+            waiter.set()
+
+    def waiter(self, channel: str) -> asyncio.Event:
+        waiter = asyncio.Event()
+        self._events.setdefault(channel, set()).add(waiter)
+        return waiter
+
+    def forget(self, channel: str, waiter: asyncio.Event) -> None:
+        self._events.get(channel, set()).discard(waiter)
+
+    async def listen(self, channel: str) -> None:
+        """Also wake this process's waiters on notifications from other processes."""
+        if self._engine is None or self._engine.dialect.name != "postgresql":
+            return
+        async with self._listen_lock:
+            if self._listener is None:
+                raw = await self._engine.raw_connection()
+                self._listener = raw
+            connection = self._listener.driver_connection
+            await connection.add_listener(channel, self._on_pg_notify)
+
+    def _on_pg_notify(self, _conn: Any, _pid: int, channel: str, _payload: str) -> None:
+        self.wake(channel)
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                self._listener.close()
+            self._listener = None
+
+
+def _clear_pending(sync_session: Session) -> None:
+    sync_session.info.pop(_PENDING, None)
+
+
+async def wait_for_work(waiter: asyncio.Event, seconds: float) -> None:
+    """Sleep until woken or `timeout` passes (idle workers poll at least this often)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(waiter.wait(), seconds)
+    waiter.clear()

@@ -1,0 +1,113 @@
+"""Keyset pagination on (createdAt, id), newest first, with opaque signed cursors."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import Depends, Query
+from pydantic import Field
+from sqlalchemy import Select, tuple_
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.kit.crypto import SecretBox
+from pressroom.kit.errors import field_error
+from pressroom.kit.schema import APIModel, as_utc
+
+T = TypeVar("T")
+MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 25
+_MAC_BYTES = 16
+
+
+@dataclass(frozen=True)
+class PageParams:
+    page_size: int
+    cursor: str | None
+
+
+def _page_params(
+    page_size: Annotated[
+        int,
+        Query(
+            alias="pageSize",
+            ge=1,
+            le=MAX_PAGE_SIZE,
+            description=f"Items per page, 1-{MAX_PAGE_SIZE}.",
+        ),
+    ] = DEFAULT_PAGE_SIZE,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=512,
+            description="The `nextCursor` of the previous page; opaque.",
+        ),
+    ] = None,
+) -> PageParams:
+    return PageParams(page_size=page_size, cursor=cursor)
+
+
+Pagination = Annotated[PageParams, Depends(_page_params)]
+
+
+class Collection(APIModel, Generic[T]):
+    """A page of a collection, newest first."""
+
+    items: list[T]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page."
+    )
+
+
+def encode_cursor(box: SecretBox, collection: str, created_at: datetime, row_id: uuid.UUID) -> str:
+    payload = f"{as_utc(created_at).isoformat()}|{row_id}".encode()
+    mac = box.mac(collection.encode() + b"\0" + payload)[:_MAC_BYTES]
+    return base64.urlsafe_b64encode(payload + mac).decode().rstrip("=")
+
+
+def decode_cursor(box: SecretBox, collection: str, cursor: str) -> tuple[datetime, uuid.UUID]:
+    """The position a cursor names; a 400 for anything this server did not issue."""
+    invalid = field_error("cursor", "invalid", "is not a cursor issued for this collection")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    except (binascii.Error, ValueError):
+        raise invalid from None
+    payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+    expected = box.mac(collection.encode() + b"\0" + payload)[:_MAC_BYTES]
+    if len(raw) <= _MAC_BYTES or not hmac.compare_digest(mac, expected):
+        raise invalid
+    try:
+        created_text, id_text = payload.decode().split("|")
+        return as_utc(datetime.fromisoformat(created_text)), uuid.UUID(id_text)
+    except ValueError:
+        raise invalid from None
+
+
+async def paginate(
+    session: AsyncSession,
+    statement: Select[Any],
+    *,
+    model: Any,
+    params: PageParams,
+    box: SecretBox,
+    collection: str,
+) -> tuple[list[Any], str | None]:
+    """One page of `statement` (which selects `model` rows) and the next cursor."""
+    if params.cursor:
+        created_at, row_id = decode_cursor(box, collection, params.cursor)
+        statement = statement.where(tuple_(model.created_at, model.id) < (created_at, row_id))
+    statement = statement.order_by(model.created_at.desc(), model.id.desc()).limit(
+        params.page_size + 1
+    )
+    rows = list((await session.execute(statement)).scalars().all())
+    next_cursor = None
+    if len(rows) > params.page_size:
+        rows = rows[: params.page_size]
+        last = rows[-1]
+        next_cursor = encode_cursor(box, collection, last.created_at, last.id)
+    return rows, next_cursor

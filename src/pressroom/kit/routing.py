@@ -1,0 +1,235 @@
+"""The route layer: every API operation runs through `PressroomRoute`, which owns the
+transaction, the access checks, idempotency and the audit entry of the request."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Coroutine
+from datetime import timedelta
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.responses import Response
+
+from pressroom.audit import service as audit
+from pressroom.audit.service import Actor, AuditNote
+from pressroom.auth.dependencies import check_access, requirements_of
+from pressroom.auth.service import Principal
+from pressroom.db import unit_of_work
+from pressroom.kit import idempotency
+from pressroom.kit.errors import field_error
+from pressroom.kit.problems import as_problem, problem_response
+from pressroom.runtime import Runtime
+
+log = logging.getLogger(__name__)
+_MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _find_requirements(dependant: Dependant) -> tuple[str | None, bool]:
+    scope, manager_only = requirements_of(dependant.call)
+    for sub in dependant.dependencies:
+        sub_scope, sub_manager = _find_requirements(sub)
+        scope = scope or sub_scope
+        manager_only = manager_only or sub_manager
+    return scope, manager_only
+
+
+def actor_of(principal: Principal) -> Actor:
+    return Actor(
+        member_id=principal.member_id,
+        credential_id=principal.credential_id,
+        credential_prefix=principal.credential_prefix,
+    )
+
+
+async def _reject_unexpected_body(request: Request) -> None:
+    """Operations without a body accept none or `{}` (contract section 3)."""
+    body = await request.body()
+    if not body.strip():
+        return
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    if parsed != {}:
+        raise field_error("body", "unexpected_body", "this operation takes no body (or `{}`)")
+
+
+class PressroomRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        original = super().get_route_handler()
+        scope, manager_only = _find_requirements(self.dependant)
+        operation_id = self.operation_id or self.name
+        mutating = bool((self.methods or set()) & _MUTATING)
+        takes_body = self.body_field is not None
+        extra = self.openapi_extra or {}
+        idempotent = operation_id in idempotency.IDEMPOTENT_OPERATIONS or bool(
+            extra.get("x-idempotent")
+        )
+        # Multipart uploads compute their own fingerprint once the files are read.
+        manual = extra.get("x-idempotency-fingerprint") == "files"
+
+        async def handler(request: Request) -> Response:
+            runtime: Runtime = request.app.state.runtime
+            state = request.state
+            principal: Principal | None = getattr(state, "principal", None)
+            state.audit = AuditNote()
+            state.idempotency_claim = None
+            try:
+                check_access(principal, scope, manager_only)
+                assert principal is not None
+                if mutating and not takes_body and not manual:
+                    await _reject_unexpected_body(request)
+                key = request.headers.get(idempotency.HEADER)
+                if idempotent and key is not None and not manual:
+                    body = await request.body()
+                    outcome = await claim_idempotency(
+                        request, idempotency.canonical_json(body), operation_id
+                    )
+                    if outcome is not None:
+                        return outcome
+                async with runtime.sessions() as session:
+                    state.session = session
+                    async with session.begin():
+                        response = await original(request)
+                        if getattr(state, "idempotent_replay", False):
+                            return response
+                        if mutating:
+                            await _append_audit(
+                                session, request, operation_id, response.status_code
+                            )
+                        claimed = state.idempotency_claim
+                        if claimed is not None:
+                            await idempotency.store(
+                                session,
+                                runtime.box,
+                                claimed,
+                                response,
+                                secret=bool(getattr(state, "secret_response", False)),
+                            )
+                return response
+            except Exception as exc:
+                problem = as_problem(exc)
+                claimed = state.idempotency_claim
+                if problem is None:
+                    await _record_failure(request, operation_id, 500, claimed, None, mutating)
+                    raise
+                response = problem_response(problem, state.request_id)
+                await _record_failure(
+                    request, operation_id, problem.status, claimed, response, mutating
+                )
+                return response
+
+        return handler
+
+
+async def claim_idempotency(
+    request: Request, canonical_body: bytes, operation_id: str
+) -> Response | None:
+    """Claim the request's Idempotency-Key; a stored response to replay, or None."""
+    runtime: Runtime = request.app.state.runtime
+    principal: Principal = request.state.principal
+    key = idempotency.check_key(request.headers[idempotency.HEADER])
+    outcome = await idempotency.claim(
+        runtime.sessions,
+        runtime.box,
+        organization_id=principal.organization_id,
+        key=key,
+        operation_id=operation_id,
+        fingerprint_value=idempotency.fingerprint(
+            operation_id, request.method, request.url.path, canonical_body
+        ),
+        retention=timedelta(seconds=runtime.settings.idempotency_retention_seconds),
+    )
+    if isinstance(outcome, idempotency.Stored):
+        request.state.idempotent_replay = True
+        return outcome.response()
+    request.state.idempotency_claim = outcome
+    return None
+
+
+async def _append_audit(
+    session: AsyncSession, request: Request, operation_id: str, status: int
+) -> None:
+    principal: Principal = request.state.principal
+    note: AuditNote = request.state.audit
+    resource_id = note.resource_id
+    if resource_id is None and request.path_params:
+        resource_id = str(list(request.path_params.values())[-1])
+    await audit.append(
+        session,
+        organization_id=principal.organization_id,
+        actor=actor_of(principal),
+        operation_id=operation_id,
+        outcome_status=status,
+        resource_type=note.resource_type,
+        resource_id=resource_id,
+        request_id=request.state.request_id,
+        changes=note.changes,
+    )
+
+
+async def _record_failure(
+    request: Request,
+    operation_id: str,
+    status: int,
+    claimed: idempotency.Claim | None,
+    response: Response | None,
+    mutating: bool,
+) -> None:
+    """After a rolled-back request: audit the attempt and settle the idempotency claim.
+
+    Outcomes below 500 are stored for replay; a 5xx releases the key for a retry."""
+    runtime: Runtime = request.app.state.runtime
+    principal: Principal | None = getattr(request.state, "principal", None)
+    try:
+        if claimed is not None and (response is None or status >= 500):
+            await idempotency.release(runtime.sessions, claimed)
+            claimed = None
+        if not (mutating and principal is not None) and claimed is None:
+            return
+        async with unit_of_work(runtime.sessions) as session:
+            if mutating and principal is not None:
+                await _append_audit(session, request, operation_id, status)
+            if claimed is not None and response is not None:
+                await idempotency.store(session, runtime.box, claimed, response, secret=False)
+    except Exception:
+        # The request's own outcome stands; this bookkeeping failure is logged, not raised.
+        log.exception("could not record a failed request", extra={"operationId": operation_id})
+        with contextlib.suppress(Exception):
+            if claimed is not None:
+                await idempotency.release(runtime.sessions, claimed)
+
+
+def api_routes(routes: list[Any]) -> list[PressroomRoute]:
+    """Every API operation of an application or router, through included routers."""
+    found: list[PressroomRoute] = []
+    for route in routes:
+        if isinstance(route, PressroomRoute):
+            found.append(route)
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            found.extend(api_routes(list(inner.routes)))
+    return found
+
+
+def _session(request: Request) -> AsyncSession:
+    return request.state.session  # type: ignore[no-any-return]
+
+
+def _audit_note(request: Request) -> AuditNote:
+    return request.state.audit  # type: ignore[no-any-return]
+
+
+def _runtime(request: Request) -> Runtime:
+    return request.app.state.runtime  # type: ignore[no-any-return]
+
+
+Session = Annotated[AsyncSession, Depends(_session)]
+Audit = Annotated[AuditNote, Depends(_audit_note)]
+RuntimeDep = Annotated[Runtime, Depends(_runtime)]

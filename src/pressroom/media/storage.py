@@ -1,0 +1,224 @@
+"""Where accepted media live: a local directory (default) or an S3-compatible bucket.
+
+Contract section 11: `PRESSROOM_MEDIA_STORAGE` is `file://<data dir>/media` or `s3://bucket/prefix`.
+Every operation is async; the blocking work (file system, boto3) runs in worker threads.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+from collections.abc import AsyncGenerator
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import unquote, urlsplit
+
+import anyio.to_thread
+import boto3
+from boto3.s3.transfer import TransferConfig
+from botocore.exceptions import ClientError
+
+if TYPE_CHECKING:
+    from botocore.response import StreamingBody
+    from mypy_boto3_s3 import S3Client
+
+# Reads are streamed in pieces of this size: big enough to keep thread hops rare, small enough
+# that a download route holds little per client.
+READ_CHUNK = 1024 * 1024
+_COPY_BUFFER = 1024 * 1024
+S3_ENDPOINT_ENV = "PRESSROOM_S3_ENDPOINT_URL"
+
+
+class MediaStorage(Protocol):
+    """Stores media files under opaque keys like `org_123/med_456.mp4`."""
+
+    async def put_file(self, key: str, path: Path) -> None:
+        """Move a complete staged file into storage under `key` (the staged file is consumed)."""
+
+    def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
+        """Stream the bytes stored under `key`; FileNotFoundError on the first read if missing.
+
+        Implementations are async generators, hence a plain `def` here: `async for chunk in
+        storage.open_read(key)`. A reader that may stop early wraps it in
+        `contextlib.aclosing` so the file or HTTP connection is released at once.
+        """
+        ...
+
+    async def delete(self, key: str) -> None:
+        """Remove `key`; removing a missing key is not an error."""
+
+    async def exists(self, key: str) -> bool:
+        """Whether `key` is stored."""
+        ...
+
+
+def validate_key(key: str) -> str:
+    """Reject keys that could escape the root or mean different things on different stores."""
+    if not key or "\\" in key or "\x00" in key:
+        raise ValueError(f"invalid storage key {key!r}")
+    path = PurePosixPath(key)
+    if path.is_absolute() or any(part in ("", ".", "..") for part in key.split("/")):
+        raise ValueError(f"invalid storage key {key!r}")
+    return key
+
+
+class LocalStorage:
+    """Files under a root directory: writes are renames, so a key is either complete or absent."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_for(self, key: str) -> Path:
+        return self.root / validate_key(key)
+
+    async def put_file(self, key: str, path: Path) -> None:
+        await anyio.to_thread.run_sync(self._put_file, self.path_for(key), path)
+
+    def _put_file(self, target: Path, source: Path) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # The data must be durable before the name points at it, or a crash could leave a key
+        # naming a truncated file.
+        _fsync_path(source)
+        try:
+            os.replace(source, target)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            # Staging is on another file system: copy next to the target, then rename, so the
+            # target still appears atomically.
+            partial = target.with_name(f".{target.name}.partial")
+            try:
+                with source.open("rb") as src, partial.open("wb") as dst:
+                    shutil.copyfileobj(src, dst, _COPY_BUFFER)
+                    dst.flush()
+                    os.fsync(dst.fileno())
+                os.replace(partial, target)
+            except BaseException:
+                partial.unlink(missing_ok=True)
+                raise
+            source.unlink()
+        _fsync_path(target.parent)
+
+    async def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
+        path = self.path_for(key)
+        file = await anyio.to_thread.run_sync(path.open, "rb")
+        try:
+            while chunk := await anyio.to_thread.run_sync(file.read, READ_CHUNK):
+                yield chunk
+        finally:
+            file.close()
+
+    async def delete(self, key: str) -> None:
+        await anyio.to_thread.run_sync(self._delete, self.path_for(key))
+
+    @staticmethod
+    def _delete(path: Path) -> None:
+        path.unlink(missing_ok=True)
+
+    async def exists(self, key: str) -> bool:
+        return await anyio.to_thread.run_sync(self.path_for(key).is_file)
+
+
+def _fsync_path(path: Path) -> None:
+    # Opening read-only is enough to fsync on Linux, and the only way for a directory.
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class S3Storage:
+    """Objects in an S3-compatible bucket under `prefix/`, through boto3 in worker threads."""
+
+    def __init__(
+        self,
+        bucket: str,
+        prefix: str = "",
+        endpoint_url: str | None = None,
+        region: str | None = None,
+        *,
+        part_size: int = 16 * 1024 * 1024,
+    ) -> None:
+        self.bucket = bucket
+        self.prefix = prefix.strip("/")
+        # A session of our own: boto3's default session is not safe to share across threads,
+        # clients are. Credentials come from the usual AWS_* variables or instance profile.
+        session = boto3.session.Session()
+        self.client: S3Client = session.client("s3", endpoint_url=endpoint_url, region_name=region)
+        # Files above one part go up as multipart uploads, parts sent in parallel by boto3.
+        self.transfer = TransferConfig(multipart_threshold=part_size, multipart_chunksize=part_size)
+
+    def object_key(self, key: str) -> str:
+        validate_key(key)
+        return f"{self.prefix}/{key}" if self.prefix else key
+
+    async def put_file(self, key: str, path: Path) -> None:
+        await anyio.to_thread.run_sync(self._put_file, self.object_key(key), path)
+
+    def _put_file(self, object_key: str, path: Path) -> None:
+        self.client.upload_file(str(path), self.bucket, object_key, Config=self.transfer)
+        # Same contract as LocalStorage: the staged file is consumed once it is stored.
+        path.unlink(missing_ok=True)
+
+    async def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
+        object_key = self.object_key(key)
+        body = await anyio.to_thread.run_sync(self._get_body, object_key)
+        try:
+            while chunk := await anyio.to_thread.run_sync(body.read, READ_CHUNK):
+                yield chunk
+        finally:
+            body.close()
+
+    def _get_body(self, object_key: str) -> StreamingBody:
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=object_key)["Body"]
+        except ClientError as exc:
+            if _is_missing(exc):
+                raise FileNotFoundError(object_key) from exc
+            raise
+
+    async def delete(self, key: str) -> None:
+        object_key = self.object_key(key)
+        await anyio.to_thread.run_sync(
+            lambda: self.client.delete_object(Bucket=self.bucket, Key=object_key)
+        )
+
+    async def exists(self, key: str) -> bool:
+        return await anyio.to_thread.run_sync(self._exists, self.object_key(key))
+
+    def _exists(self, object_key: str) -> bool:
+        try:
+            self.client.head_object(Bucket=self.bucket, Key=object_key)
+        except ClientError as exc:
+            if _is_missing(exc):
+                return False
+            raise
+        return True
+
+
+def _is_missing(exc: ClientError) -> bool:
+    code = exc.response.get("Error", {}).get("Code")
+    return code in ("404", "NoSuchKey", "NotFound")
+
+
+def storage_from_url(url: str, data_dir: Path) -> MediaStorage:
+    """The storage `PRESSROOM_MEDIA_STORAGE` names; relative `file://` paths are under data_dir."""
+    parts = urlsplit(url)
+    if parts.scheme == "file":
+        # file:///abs/path has an empty host; file://media (or file://./media) is relative.
+        raw = unquote(parts.netloc + parts.path)
+        if not raw:
+            raise ValueError(f"media storage URL {url!r} names no directory")
+        path = Path(raw)
+        return LocalStorage(path if path.is_absolute() else data_dir / path)
+    if parts.scheme == "s3":
+        if not parts.netloc:
+            raise ValueError(f"media storage URL {url!r} names no bucket")
+        return S3Storage(
+            bucket=parts.netloc,
+            prefix=unquote(parts.path),
+            endpoint_url=os.environ.get(S3_ENDPOINT_ENV) or None,
+        )
+    raise ValueError(f"media storage URL {url!r} must start with file:// or s3://")

@@ -1,0 +1,17 @@
+"""Imports every domain's tables, so Base.metadata is complete for migrations and tests."""
+
+from pressroom.audit.models import AuditEntry, AuditHead
+from pressroom.auth.models import ApiKey
+from pressroom.db import Base
+from pressroom.kit.idempotency_models import IdempotencyRecord
+from pressroom.tenant.models import Member, Organization
+
+__all__ = [
+    "ApiKey",
+    "AuditEntry",
+    "AuditHead",
+    "Base",
+    "IdempotencyRecord",
+    "Member",
+    "Organization",
+]

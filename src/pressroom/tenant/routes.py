@@ -1,0 +1,40 @@
+"""GET /tenant."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from pressroom.auth.dependencies import WorkspaceRead
+from pressroom.auth.scopes import SCOPES
+from pressroom.kit.openapi import error_responses
+from pressroom.kit.routing import PressroomRoute
+from pressroom.tenant.schemas import Tenant, TenantCredential, TenantMember
+
+router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Tenant"])
+
+
+@router.get(
+    "/tenant",
+    operation_id="getTenant",
+    response_model=Tenant,
+    responses=error_responses(),
+)
+async def get_tenant(principal: WorkspaceRead) -> Tenant:
+    """Read the organization selected by the API key."""
+    return Tenant(
+        id=principal.organization_id,
+        name=principal.organization_name,
+        created_at=principal.organization_created_at,
+        member=TenantMember(
+            id=principal.member_id, email=principal.member_email, role=principal.member_role
+        ),
+        credential=TenantCredential(
+            id=principal.credential_id,
+            name=principal.credential_name,
+            prefix=principal.credential_prefix,
+            # In the canonical order of the specification.
+            scopes=[s for s in SCOPES if s in principal.scopes],
+            created_at=principal.credential_created_at,
+            expires_at=principal.credential_expires_at,
+        ),
+    )

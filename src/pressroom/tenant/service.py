@@ -1,0 +1,44 @@
+"""Creating organizations and adding members (bootstrap is the command line's job)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.tenant.models import ROLES, Member, Organization
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+async def create_organization(session: AsyncSession, name: str) -> Organization:
+    name = name.strip()
+    if not 1 <= len(name) <= 200:
+        raise ValueError("organization name must be 1-200 characters")
+    organization = Organization(name=name)
+    session.add(organization)
+    await session.flush()
+    return organization
+
+
+async def add_member(
+    session: AsyncSession, organization_id: uuid.UUID, email: str, role: str
+) -> Member:
+    email = email.strip().lower()
+    if not _EMAIL.match(email) or len(email) > 320:
+        raise ValueError(f"{email!r} is not an email address")
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}")
+    if await session.get(Organization, organization_id) is None:
+        raise LookupError("no such organization")
+    existing = await session.scalar(
+        select(Member).where(Member.organization_id == organization_id, Member.email == email)
+    )
+    if existing is not None:
+        raise ValueError(f"{email} is already a member of this organization")
+    member = Member(organization_id=organization_id, email=email, role=role)
+    session.add(member)
+    await session.flush()
+    return member

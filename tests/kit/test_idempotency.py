@@ -1,0 +1,177 @@
+"""Idempotency-Key per contract section 6, through a real route and real rows."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from pressroom.audit.models import AuditEntry
+from pressroom.db import unit_of_work
+from pressroom.runtime import Runtime
+from pressroom.tenant.models import Member
+from tests.factories import Tenant
+
+URL = "/api/v1/test/members"
+
+
+async def count_members(runtime: Runtime, tenant: Tenant, email: str) -> int:
+    async with unit_of_work(runtime.sessions) as session:
+        return int(
+            await session.scalar(
+                select(func.count()).where(
+                    Member.organization_id == tenant.organization_id, Member.email == email
+                )
+            )
+            or 0
+        )
+
+
+async def count_audit(runtime: Runtime, tenant: Tenant) -> int:
+    async with unit_of_work(runtime.sessions) as session:
+        return int(
+            await session.scalar(
+                select(func.count()).where(AuditEntry.organization_id == tenant.organization_id)
+            )
+            or 0
+        )
+
+
+async def test_replay_returns_the_stored_response_with_no_second_effect(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    headers = {**tenant.headers, "Idempotency-Key": "create-1"}
+    first = await test_client.post(
+        URL, json={"email": "once@example.com", "role": "member"}, headers=headers
+    )
+    assert first.status_code == 201
+    audit_after_first = await count_audit(runtime, tenant)
+    # Same request, keys reordered and re-spaced: still the same canonical body.
+    second = await test_client.post(
+        URL,
+        content=b'{ "role" : "member",   "email":"once@example.com" }',
+        headers={**headers, "Content-Type": "application/json"},
+    )
+    assert second.status_code == 201
+    assert second.json() == first.json()
+    assert second.headers["idempotent-replayed"] == "true"
+    assert second.headers["location"] == first.headers["location"]
+    assert "idempotent-replayed" not in first.headers
+    assert second.headers["x-request-id"] != first.headers["x-request-id"]
+    assert await count_members(runtime, tenant, "once@example.com") == 1
+    assert await count_audit(runtime, tenant) == audit_after_first
+
+
+async def test_same_key_with_a_different_body_is_409_reused(
+    test_client: httpx.AsyncClient, tenant: Tenant
+):
+    headers = {**tenant.headers, "Idempotency-Key": "create-2"}
+    assert (
+        await test_client.post(URL, json={"email": "a2@example.com"}, headers=headers)
+    ).status_code == 201
+    response = await test_client.post(URL, json={"email": "b2@example.com"}, headers=headers)
+    assert response.status_code == 409
+    assert response.json()["code"] == "idempotency_key_reused"
+
+
+async def test_keys_are_scoped_to_the_organization(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, other_tenant: Tenant
+):
+    body = {"email": "shared-key@example.com"}
+    first = await test_client.post(
+        URL, json=body, headers={**tenant.headers, "Idempotency-Key": "same"}
+    )
+    second = await test_client.post(
+        URL, json=body, headers={**other_tenant.headers, "Idempotency-Key": "same"}
+    )
+    assert first.status_code == second.status_code == 201
+    assert first.json()["id"] != second.json()["id"]
+    assert "idempotent-replayed" not in second.headers
+
+
+async def test_stored_4xx_is_replayed_and_nothing_was_written(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    headers = {**tenant.headers, "Idempotency-Key": "fails"}
+    body = {"email": "fails@example.com", "failAfterWrite": True}
+    first = await test_client.post(URL, json=body, headers=headers)
+    assert first.status_code == 400
+    second = await test_client.post(URL, json=body, headers=headers)
+    assert second.status_code == 400
+    assert second.headers["idempotent-replayed"] == "true"
+    assert second.json()["errors"] == first.json()["errors"]
+    assert await count_members(runtime, tenant, "fails@example.com") == 0
+
+
+@pytest.mark.parametrize("key", ["", "x" * 256, "has space", "tab\there", "ünï"])
+async def test_malformed_idempotency_key_is_400(
+    test_client: httpx.AsyncClient, tenant: Tenant, key: str
+):
+    response = await test_client.post(
+        URL,
+        json={"email": "k@example.com"},
+        headers={**tenant.headers, "Idempotency-Key": key.encode()},
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "Idempotency-Key"
+
+
+async def test_concurrent_requests_with_one_key_create_exactly_one_object(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    email = f"race-{uuid.uuid4().hex[:6]}@example.com"
+    headers = {**tenant.headers, "Idempotency-Key": f"race-{email}"}
+    responses = await asyncio.gather(
+        *(test_client.post(URL, json={"email": email}, headers=headers) for _ in range(20))
+    )
+    statuses = sorted(r.status_code for r in responses)
+    created = [r for r in responses if r.status_code == 201]
+    assert created, statuses
+    assert {r.json()["id"] for r in created} == {created[0].json()["id"]}
+    # The losers either waited for the stored response or were told the first is running.
+    for response in responses:
+        if response.status_code == 409:
+            assert response.json()["code"] == "idempotency_key_in_progress"
+        else:
+            assert response.status_code == 201
+    assert sum("idempotent-replayed" not in r.headers for r in created) == 1
+    assert await count_members(runtime, tenant, email) == 1
+
+
+async def test_in_progress_claim_is_409_until_finished(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    from pressroom.kit import idempotency
+
+    claimed = await idempotency.claim(
+        runtime.sessions,
+        runtime.box,
+        organization_id=tenant.organization_id,
+        key="held",
+        operation_id="createTestMember",
+        fingerprint_value=idempotency.fingerprint(
+            "createTestMember",
+            "POST",
+            URL,
+            idempotency.canonical_json(b'{"email": "held@example.com"}'),
+        ),
+        retention=idempotency.timedelta(hours=24),
+    )
+    assert isinstance(claimed, idempotency.Claim)
+    response = await test_client.post(
+        URL,
+        json={"email": "held@example.com"},
+        headers={**tenant.headers, "Idempotency-Key": "held"},
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "idempotency_key_in_progress"
+    await idempotency.release(runtime.sessions, claimed)
+    retried = await test_client.post(
+        URL,
+        json={"email": "held@example.com"},
+        headers={**tenant.headers, "Idempotency-Key": "held"},
+    )
+    assert retried.status_code == 201

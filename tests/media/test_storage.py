@@ -1,0 +1,244 @@
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import aclosing
+from pathlib import Path
+
+import boto3
+import pytest
+from moto.server import ThreadedMotoServer
+
+from pressroom.media import storage as storage_module
+from pressroom.media.storage import (
+    LocalStorage,
+    MediaStorage,
+    S3Storage,
+    storage_from_url,
+    validate_key,
+)
+
+pytestmark = pytest.mark.anyio
+
+MiB = 1024 * 1024
+
+
+def staged_file(directory: Path, content: bytes, name: str = "upload.part") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_bytes(content)
+    return path
+
+
+async def read_all(storage: MediaStorage, key: str) -> bytes:
+    return b"".join([chunk async for chunk in storage.open_read(key)])
+
+
+# -- keys -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key", ["org_1/med_1.png", "med_1.mp4", "a/b/c/d.webm", "org_1/.hidden", "x..y/z"]
+)
+def test_plain_relative_keys_are_valid(key: str) -> None:
+    assert validate_key(key) == key
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["", "../escape", "org/../../escape", "/etc/passwd", "a//b", "a/./b", "a/", "a\\b", "a\x00b"],
+)
+def test_keys_that_could_escape_or_alias_are_rejected(key: str) -> None:
+    with pytest.raises(ValueError, match="invalid storage key"):
+        validate_key(key)
+
+
+# -- local ----------------------------------------------------------------------------------------
+
+
+async def test_local_round_trip_moves_the_staged_file(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+    content = os.urandom(3 * MiB + 17)
+    source = staged_file(tmp_path / "staging", content)
+
+    await storage.put_file("org_1/med_1.mp4", source)
+
+    assert not source.exists()
+    assert (tmp_path / "media" / "org_1" / "med_1.mp4").read_bytes() == content
+    assert await storage.exists("org_1/med_1.mp4")
+    assert await read_all(storage, "org_1/med_1.mp4") == content
+
+    await storage.delete("org_1/med_1.mp4")
+
+    assert not await storage.exists("org_1/med_1.mp4")
+
+
+async def test_local_put_replaces_an_existing_key(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+    await storage.put_file("k.png", staged_file(tmp_path / "staging", b"first"))
+
+    await storage.put_file("k.png", staged_file(tmp_path / "staging", b"second"))
+
+    assert await read_all(storage, "k.png") == b"second"
+
+
+async def test_local_put_copies_across_file_systems(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rename from staging (another mount) into the media root fails with EXDEV.
+    real_replace = os.replace
+    staging = tmp_path / "staging"
+
+    def replace(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        if Path(source).parent == staging:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    storage = LocalStorage(tmp_path / "media")
+    content = os.urandom(2 * MiB)
+    source = staged_file(staging, content)
+
+    await storage.put_file("org_1/med_2.png", source)
+
+    assert not source.exists()
+    assert await read_all(storage, "org_1/med_2.png") == content
+    assert sorted(p.name for p in (tmp_path / "media" / "org_1").iterdir()) == ["med_2.png"]
+
+
+async def test_local_reading_a_missing_key_is_file_not_found(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+
+    with pytest.raises(FileNotFoundError):
+        await read_all(storage, "nope.png")
+
+
+async def test_local_delete_of_missing_key_is_quiet(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+
+    await storage.delete("never/stored.png")
+
+    assert not await storage.exists("never/stored.png")
+
+
+async def test_local_storage_refuses_keys_outside_its_root(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+    source = staged_file(tmp_path / "staging", b"x")
+
+    with pytest.raises(ValueError, match="invalid storage key"):
+        await storage.put_file("../outside.png", source)
+    assert source.exists()
+
+
+async def test_reader_stopped_early_releases_the_file(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+    await storage.put_file("big.bin", staged_file(tmp_path / "staging", bytes(3 * MiB)))
+
+    async with aclosing(storage.open_read("big.bin")) as chunks:
+        first = await anext(chunks)
+
+    assert len(first) == storage_module.READ_CHUNK
+
+
+# -- storage URLs ---------------------------------------------------------------------------------
+
+
+def test_absolute_file_url_is_local_storage_at_that_path(tmp_path: Path) -> None:
+    storage = storage_from_url(f"file://{tmp_path}/media", Path("/srv/data"))
+
+    assert isinstance(storage, LocalStorage)
+    assert storage.root == tmp_path / "media"
+
+
+@pytest.mark.parametrize("url", ["file://media", "file://./media"])
+def test_relative_file_url_is_under_the_data_dir(url: str) -> None:
+    storage = storage_from_url(url, Path("/srv/data"))
+
+    assert isinstance(storage, LocalStorage)
+    assert storage.root.resolve() == Path("/srv/data/media")
+
+
+def test_s3_url_names_bucket_and_prefix_and_reads_the_endpoint_from_env(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PRESSROOM_S3_ENDPOINT_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+
+    storage = storage_from_url("s3://pressroom-media/tenants/media/", Path("/srv/data"))
+
+    assert isinstance(storage, S3Storage)
+    assert (storage.bucket, storage.prefix) == ("pressroom-media", "tenants/media")
+    assert storage.client.meta.endpoint_url == "http://127.0.0.1:9"
+    assert storage.object_key("org_1/m.png") == "tenants/media/org_1/m.png"
+
+
+@pytest.mark.parametrize("url", ["http://example.com/media", "media", "file://", "s3:///prefix"])
+def test_other_storage_urls_are_rejected(url: str) -> None:
+    with pytest.raises(ValueError, match="media storage URL"):
+        storage_from_url(url, Path("/srv/data"))
+
+
+# -- S3, against a real moto server on loopback ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint() -> Iterator[str]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_storage(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> S3Storage:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+    bucket = f"media-{os.urandom(4).hex()}"
+    boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1").create_bucket(
+        Bucket=bucket
+    )
+    # 5 MiB is S3's smallest part size: the 12 MiB file below goes up in three parts.
+    return S3Storage(bucket, "media/", endpoint_url=moto_endpoint, part_size=5 * MiB)
+
+
+async def test_s3_round_trip_of_a_multipart_upload(s3_storage: S3Storage, tmp_path: Path) -> None:
+    content = os.urandom(12 * MiB + 5)
+    source = staged_file(tmp_path, content)
+
+    await s3_storage.put_file("org_1/med_1.mp4", source)
+
+    assert not source.exists()
+    head = s3_storage.client.head_object(Bucket=s3_storage.bucket, Key="media/org_1/med_1.mp4")
+    assert head["ContentLength"] == len(content)
+    assert "-" in head["ETag"]  # multipart ETags are "<md5 of part md5s>-<part count>"
+    assert await s3_storage.exists("org_1/med_1.mp4")
+    chunks = [chunk async for chunk in s3_storage.open_read("org_1/med_1.mp4")]
+    assert len(chunks) > 1  # streamed, not read whole
+    assert hashlib.sha256(b"".join(chunks)).digest() == hashlib.sha256(content).digest()
+
+
+async def test_s3_delete_removes_the_object(s3_storage: S3Storage, tmp_path: Path) -> None:
+    await s3_storage.put_file("org_1/small.png", staged_file(tmp_path, b"png bytes"))
+
+    await s3_storage.delete("org_1/small.png")
+
+    assert not await s3_storage.exists("org_1/small.png")
+    await s3_storage.delete("org_1/small.png")  # deleting again is quiet
+
+
+async def test_s3_missing_key_does_not_exist_and_reads_as_file_not_found(
+    s3_storage: S3Storage,
+) -> None:
+    assert not await s3_storage.exists("org_1/ghost.png")
+    with pytest.raises(FileNotFoundError):
+        await read_all(s3_storage, "org_1/ghost.png")

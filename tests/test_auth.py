@@ -1,0 +1,186 @@
+"""Authentication (401) and authorization (403) per contract section 2."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+
+from pressroom.auth import service as auth
+from pressroom.auth.scopes import SCOPES
+from pressroom.db import unit_of_work
+from pressroom.kit.routing import _find_requirements, api_routes
+from pressroom.runtime import Runtime
+from tests.factories import Tenant, add_member_with_key, make_tenant
+
+
+def assert_unauthenticated(response: httpx.Response) -> None:
+    assert response.status_code == 401
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    body = response.json()
+    assert body["code"] == "unauthenticated"
+    assert body["type"] == "/problems/unauthenticated"
+    assert body["requestId"] == response.headers["x-request-id"]
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        None,
+        "",
+        "Bearer",
+        "Bearer ",
+        "Basic dXNlcjpwYXNz",
+        "Token prk_abc",
+        "Bearer not-a-key",
+        "Bearer prk_short",
+        "Bearer prk_" + "A" * 43,
+        "bearer prk_" + "B" * 43,
+    ],
+    ids=[
+        "missing",
+        "empty",
+        "scheme-only",
+        "scheme-and-space",
+        "basic-scheme",
+        "other-scheme",
+        "no-prefix",
+        "too-short",
+        "unknown-key",
+        "unknown-key-lowercase-scheme",
+    ],
+)
+async def test_bad_credentials_are_401(client: httpx.AsyncClient, authorization: str | None):
+    headers = {} if authorization is None else {"Authorization": authorization}
+    assert_unauthenticated(await client.get("/api/v1/tenant", headers=headers))
+
+
+async def test_revoked_key_is_401(client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant):
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    async with unit_of_work(runtime.sessions) as session:
+        await auth.revoke_key(session, tenant.key_id)
+    assert_unauthenticated(await client.get("/api/v1/tenant", headers=tenant.headers))
+
+
+async def test_expired_key_is_401(client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant):
+    from datetime import timedelta
+
+    from pressroom.auth.models import ApiKey
+    from pressroom.kit.clock import utcnow
+
+    live = await add_member_with_key(runtime, tenant.organization_id, expires_in=3600)
+    assert (await client.get("/api/v1/tenant", headers=live.headers)).status_code == 200
+    async with unit_of_work(runtime.sessions) as session:
+        row = await session.get(ApiKey, live.key_id)
+        assert row is not None
+        row.expires_at = utcnow() - timedelta(seconds=1)
+    assert_unauthenticated(await client.get("/api/v1/tenant", headers=live.headers))
+
+
+async def test_key_of_valid_form_differing_in_one_character_is_401(
+    client: httpx.AsyncClient, tenant: Tenant
+):
+    last = tenant.key[-1]
+    forged = tenant.key[:-1] + ("A" if last != "A" else "B")
+    assert_unauthenticated(
+        await client.get("/api/v1/tenant", headers={"Authorization": f"Bearer {forged}"})
+    )
+
+
+async def test_issued_keys_carry_256_random_bits_and_are_stored_as_digest_only(
+    runtime: Runtime, tenant: Tenant
+):
+    from pressroom.auth.models import ApiKey
+
+    assert re.fullmatch(r"prk_[A-Za-z0-9_-]{43}", tenant.key)
+    async with unit_of_work(runtime.sessions) as session:
+        row = await session.get(ApiKey, tenant.key_id)
+        assert row is not None
+        stored = [str(v) for v in vars(row).values()]
+    assert not any(tenant.key in value for value in stored)
+    assert row.prefix == tenant.key[:12]
+
+
+def api_operations(app: FastAPI) -> list[tuple[APIRoute, str]]:
+    """Every API operation with the scope it declares, from the route table."""
+    operations = []
+    for route in api_routes(list(app.routes)):
+        if route.path.startswith("/api/v1"):
+            scope, _ = _find_requirements(route.dependant)
+            assert scope is not None, f"{route.operation_id} declares no scope"
+            operations.append((route, scope))
+    return operations
+
+
+def _concrete_path(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", lambda _m: str(uuid.uuid4()), path)
+
+
+def test_every_api_operation_declares_a_scope(app: FastAPI):
+    operations = api_operations(app)
+    assert {route.operation_id for route, _ in operations} >= {"getTenant"}
+    for route, scope in operations:
+        assert scope in SCOPES, route.operation_id
+
+
+async def test_every_operation_with_every_wrong_scope_is_403(
+    app: FastAPI, client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    checked = 0
+    keys: dict[str, Tenant] = {}
+    for route, required in api_operations(app):
+        for scope in SCOPES:
+            if scope == required:
+                continue
+            if scope not in keys:
+                keys[scope] = await add_member_with_key(
+                    runtime, tenant.organization_id, role="owner", scopes=[scope]
+                )
+            for method in route.methods:
+                response = await client.request(
+                    method, _concrete_path(route.path), headers=keys[scope].headers, json={}
+                )
+                assert response.status_code == 403, (route.operation_id, scope)
+                body = response.json()
+                assert body["code"] == "insufficient_scope"
+                assert body["requiredScope"] == required
+                checked += 1
+    assert checked >= 9
+
+
+async def test_key_with_the_declared_scope_passes(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    only = await add_member_with_key(runtime, tenant.organization_id, scopes=["workspace:read"])
+    response = await client.get("/api/v1/tenant", headers=only.headers)
+    assert response.status_code == 200
+    assert response.json()["credential"]["scopes"] == ["workspace:read"]
+
+
+async def test_tenant_is_the_keys_own_organization(
+    client: httpx.AsyncClient, tenant: Tenant, other_tenant: Tenant
+):
+    mine = (await client.get("/api/v1/tenant", headers=tenant.headers)).json()
+    theirs = (await client.get("/api/v1/tenant", headers=other_tenant.headers)).json()
+    assert mine["id"] == str(tenant.organization_id)
+    assert theirs["id"] == str(other_tenant.organization_id)
+    assert mine["member"]["id"] == str(tenant.member_id)
+    assert mine["credential"]["id"] == str(tenant.key_id)
+    assert mine["credential"]["prefix"] == tenant.key[:12]
+    assert set(mine) == {"id", "name", "createdAt", "member", "credential"}
+    assert mine["createdAt"].endswith("Z")
+
+
+async def test_foreign_object_through_paginated_route_is_invisible(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    other = await make_tenant(runtime, name="Elsewhere")
+    listed = (await test_client.get("/api/v1/test/members", headers=tenant.headers)).json()
+    ids = {item["id"] for item in listed["items"]}
+    assert str(tenant.member_id) in ids
+    assert str(other.member_id) not in ids

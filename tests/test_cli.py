@@ -1,0 +1,292 @@
+"""The command line (contract section 10), in-process and as a person runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from pressroom.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> dict[str, str]:
+    env = {
+        "PRESSROOM_DATABASE_URL": database_url,
+        "PRESSROOM_DATA_DIR": str(tmp_path / "data"),
+        "PRESSROOM_SECRET_KEY": "cli-test-key-" + "y" * 32,
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+def run_json(*args: str) -> dict[str, object]:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def bootstrap() -> tuple[str, str, str]:
+    org = run_json("orgs", "create", "--name", "CLI Org")["id"]
+    member = run_json(
+        "members", "add", "--org", str(org), "--email", "o@cli.example", "--role", "owner"
+    )["id"]
+    key = run_json(
+        "keys",
+        "create",
+        "--org",
+        str(org),
+        "--member",
+        str(member),
+        "--scopes",
+        "workspace:read,posts:read",
+    )
+    assert re.fullmatch(r"prk_[A-Za-z0-9_-]{43}", str(key["key"]))
+    return str(org), str(member), str(key["key"])
+
+
+def test_bootstrap_commands_print_one_json_object(cli_env: dict[str, str]):
+    org, member, _key = bootstrap()
+    assert org and member
+    verified = run_json("audit", "verify", "--org", org)
+    assert verified == {"entries": 3, "ok": True}
+
+
+def test_keys_revoke_and_expiry_options(cli_env: dict[str, str]):
+    org, member, _ = bootstrap()
+    issued = run_json(
+        "keys",
+        "create",
+        "--org",
+        org,
+        "--member",
+        member,
+        "--scopes",
+        "all",
+        "--name",
+        "short",
+        "--expires-in",
+        "60",
+    )
+    revoked = run_json("keys", "revoke", str(issued["id"]))
+    assert revoked == {"id": issued["id"], "revoked": True}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["orgs", "create", "--name", "   "], "organization name"),
+        (["members", "add", "--org", "not-a-uuid", "--email", "a@b.co", "--role", "owner"], "UUID"),
+        (
+            [
+                "members",
+                "add",
+                "--org",
+                "00000000-0000-7000-8000-000000000000",
+                "--email",
+                "a@b.co",
+                "--role",
+                "owner",
+            ],
+            "no such organization",
+        ),
+        (
+            [
+                "keys",
+                "create",
+                "--org",
+                "00000000-0000-7000-8000-000000000000",
+                "--member",
+                "00000000-0000-7000-8000-000000000000",
+                "--scopes",
+                "posts:fly",
+            ],
+            "unknown scope",
+        ),
+        (["keys", "revoke", "00000000-0000-7000-8000-000000000000"], "no such key"),
+    ],
+)
+def test_failures_exit_non_zero_with_the_reason_on_stderr(
+    cli_env: dict[str, str], args: list[str], message: str
+):
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code != 0
+    assert message in result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_members_role_is_validated(cli_env: dict[str, str]):
+    org = run_json("orgs", "create", "--name", "Roles")["id"]
+    result = runner.invoke(
+        app,
+        ["members", "add", "--org", str(org), "--email", "x@y.co", "--role", "emperor", "--json"],
+    )
+    assert result.exit_code != 0
+    assert "role must be one of owner, admin, member" in result.stderr
+
+
+def test_audit_verify_exits_1_on_a_broken_chain(cli_env: dict[str, str], database_url: str):
+    import asyncio
+
+    from sqlalchemy import update
+
+    from pressroom.audit.models import AuditEntry
+    from pressroom.config import Settings
+    from pressroom.db import unit_of_work
+    from pressroom.runtime import Runtime
+
+    org, _, _ = bootstrap()
+
+    async def tamper() -> None:
+        runtime = Runtime.build(Settings())
+        async with unit_of_work(runtime.sessions) as session:
+            await session.execute(
+                update(AuditEntry)
+                .where(AuditEntry.organization_id == __import__("uuid").UUID(org))
+                .where(AuditEntry.sequence == 1)
+                .values(operation_id="cli.orgs.rename")
+            )
+        await runtime.close()
+
+    asyncio.run(tamper())
+    result = runner.invoke(app, ["audit", "verify", "--org", org, "--json"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["ok"] is False
+    assert "entry 1 was altered" in result.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def pressroom_command() -> list[str]:
+    return [sys.executable, "-m", "pressroom"]
+
+
+@pytest.mark.slow
+def test_serve_demo_prints_a_working_curl_line(tmp_path: Path, database_url: str):
+    """As the README says: `pressroom serve --demo`, then the printed curl line works."""
+    port = free_port()
+    env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "demo")}
+    env.pop("PRESSROOM_DATABASE_URL", None)  # the embedded SQLite default
+    process = subprocess.Popen(
+        [*pressroom_command(), "serve", "--demo", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        lines = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            lines.append(line)
+            if "curl" in line:
+                break
+        curl = next(line for line in lines if "curl" in line)
+        key = re.search(r"Bearer (prk_[A-Za-z0-9_-]+)", curl).group(1)  # type: ignore[union-attr]
+        url = re.search(r"(http://\S+/api/v1/tenant)", curl).group(1)  # type: ignore[union-attr]
+        response = None
+        while time.monotonic() < deadline:
+            try:
+                response = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=5)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert response is not None and response.status_code == 200
+        assert response.json()["name"] == "Demo organization"
+        assert response.json()["member"]["role"] == "owner"
+        assert (tmp_path / "demo" / "pressroom.db").exists()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    # uvicorn re-raises SIGTERM once its graceful shutdown is complete.
+    assert process.returncode in (0, -signal.SIGTERM), stderr[-2000:]
+    assert "workers stopped" in stderr and "Application shutdown complete" in stderr
+    assert key not in stderr  # the key is printed once on stdout, never logged
+
+
+@pytest.mark.slow
+def test_worker_stops_gracefully_on_sigterm(tmp_path: Path, database_url: str):
+    env = {
+        **os.environ,
+        "PRESSROOM_DATABASE_URL": database_url,
+        "PRESSROOM_DATA_DIR": str(tmp_path / "w"),
+    }
+    process = subprocess.Popen(
+        [*pressroom_command(), "worker"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert process.stderr is not None
+    deadline = time.monotonic() + 30
+    started = False
+    while time.monotonic() < deadline and not started:
+        line = process.stderr.readline()
+        started = "workers started" in line
+    assert started
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "workers stopped" in stderr
+
+
+def test_migrations_run_down_and_up_again(tmp_path: Path):
+    from alembic import command
+    from alembic.config import Config
+
+    from pressroom.db import async_url, migrate
+
+    server = os.environ.get("PRESSROOM_TEST_DATABASE_URL")
+    if server:
+        import asyncio
+        import secrets
+
+        import asyncpg
+
+        base, _, admin = server.rpartition("/")
+        name = f"pressroom_mig_{secrets.token_hex(4)}"
+
+        async def admin_sql(sql: str) -> None:
+            conn = await asyncpg.connect(f"{base}/{admin}")
+            try:
+                await conn.execute(sql)
+            finally:
+                await conn.close()
+
+        asyncio.run(admin_sql(f'CREATE DATABASE "{name}"'))
+        url = f"{base}/{name}"
+    else:
+        url = f"sqlite:///{tmp_path / 'mig.db'}"
+    try:
+        migrate(url)
+        config = Config()
+        config.set_main_option(
+            "script_location", str(Path(__file__).parents[1] / "src/pressroom/migrations")
+        )
+        config.set_main_option("sqlalchemy.url", async_url(url))
+        command.downgrade(config, "base")
+        command.upgrade(config, "heads")
+        command.check(config)  # the models and the migrations describe the same schema
+    finally:
+        if server:
+            asyncio.run(admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
