@@ -63,23 +63,25 @@ async def test_bad_credentials_are_401(client: httpx.AsyncClient, authorization:
 async def test_revoked_key_is_401(client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant):
     assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
     async with unit_of_work(runtime.sessions) as session:
-        await auth.revoke_key(session, tenant.key_id)
+        await auth.revoke_key(session, tenant.key_id, runtime.notifier)
     assert_unauthenticated(await client.get("/api/v1/tenant", headers=tenant.headers))
 
 
 async def test_expired_key_is_401(client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant):
-    from datetime import timedelta
+    import asyncio
 
     from pressroom.auth.models import ApiKey
     from pressroom.kit.clock import utcnow
 
-    live = await add_member_with_key(runtime, tenant.organization_id, expires_in=3600)
-    assert (await client.get("/api/v1/tenant", headers=live.headers)).status_code == 200
+    short = await add_member_with_key(runtime, tenant.organization_id, expires_in=1)
+    assert (await client.get("/api/v1/tenant", headers=short.headers)).status_code == 200
     async with unit_of_work(runtime.sessions) as session:
-        row = await session.get(ApiKey, live.key_id)
-        assert row is not None
-        row.expires_at = utcnow() - timedelta(seconds=1)
-    assert_unauthenticated(await client.get("/api/v1/tenant", headers=live.headers))
+        row = await session.get(ApiKey, short.key_id)
+        assert row is not None and row.expires_at is not None
+        expires_at = row.expires_at
+    # Expiry is a moment in time: wait for it to pass, then the same key is refused.
+    await asyncio.sleep(max(0.0, (expires_at - utcnow()).total_seconds()) + 0.05)
+    assert_unauthenticated(await client.get("/api/v1/tenant", headers=short.headers))
 
 
 async def test_key_of_valid_form_differing_in_one_character_is_401(
@@ -184,3 +186,63 @@ async def test_foreign_object_through_paginated_route_is_invisible(
     ids = {item["id"] for item in listed["items"]}
     assert str(tenant.member_id) in ids
     assert str(other.member_id) not in ids
+
+
+async def test_key_revoked_by_another_process_is_refused_at_once(
+    client: httpx.AsyncClient, tenant: Tenant, database_url: str, tmp_path
+):
+    """Another node (here the command line) revokes a key this node has just served."""
+    import asyncio
+    import os
+    import sys
+
+    for _ in range(3):
+        assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pressroom",
+        "keys",
+        "revoke",
+        str(tenant.key_id),
+        "--json",
+        env={
+            **os.environ,
+            "PRESSROOM_DATABASE_URL": database_url,
+            "PRESSROOM_DATA_DIR": str(tmp_path),
+        },
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await process.communicate()
+    assert process.returncode == 0, stderr
+    assert_unauthenticated(await client.get("/api/v1/tenant", headers=tenant.headers))
+
+
+async def test_lost_change_listener_disables_the_principal_cache(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, is_postgres: bool
+):
+    """If this node could miss a revocation notice, it must not answer from its cache."""
+    import asyncio
+
+    from sqlalchemy import text
+
+    if not is_postgres:
+        pytest.skip("the principal cache exists only on PostgreSQL")
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'"
+            )
+        )
+    for _ in range(100):  # the termination reaches the listener asynchronously
+        if not runtime.notifier.is_listening(auth.CREDENTIALS_CHANNEL):
+            break
+        await asyncio.sleep(0.01)
+    # Revoked behind the node's back: no notification can reach it.
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            text("UPDATE api_keys SET revoked_at = now() WHERE id = :id"), {"id": tenant.key_id}
+        )
+    assert_unauthenticated(await client.get("/api/v1/tenant", headers=tenant.headers))

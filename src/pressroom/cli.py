@@ -225,7 +225,7 @@ def keys_revoke(
 
     async def work(runtime: Runtime) -> None:
         async with unit_of_work(runtime.sessions) as session:
-            row = await auth.revoke_key(session, _uuid(key_id, "KEY_ID"))
+            row = await auth.revoke_key(session, _uuid(key_id, "KEY_ID"), runtime.notifier)
             await _record(
                 session, row.organization_id, "cli.keys.revoke", "apiKey", row.id, {"revoked": True}
             )

@@ -37,8 +37,10 @@ class Settings(BaseSettings):
     media_storage: str | None = None
     idempotency_retention_seconds: int = 86400
     log_level: str = "INFO"
+    # FastAPI's native OpenTelemetry spans and metrics (off unless asked for).
+    telemetry: bool = False
     # Connections per process; API and worker nodes each hold their own pool.
-    database_pool_size: int = Field(default=10, ge=1)
+    database_pool_size: int = Field(default=20, ge=1)
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod

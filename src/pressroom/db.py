@@ -100,8 +100,10 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
         return engine
     return create_async_engine(
         driver_url,
+        # A steady pool: overflow connections would be opened and closed under load.
         pool_size=pool_size,
-        max_overflow=pool_size,
+        max_overflow=0,
+        pool_timeout=30,
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": "pressroom"}},
     )

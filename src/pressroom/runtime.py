@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from pressroom.auth.service import (
+    CREDENTIALS_CHANNEL,
+    PostgresKeyLookup,
+    Principal,
+    PrincipalCache,
+    authenticate,
+    looks_like_key,
+)
 from pressroom.config import Settings
 from pressroom.db import create_engine, make_sessionmaker
-from pressroom.kit.crypto import SecretBox, load_or_create_server_key
+from pressroom.kit.crypto import SecretBox, digest_api_key, load_or_create_server_key
 from pressroom.kit.notify import Notifier
 from pressroom.kit.ratelimit import RateLimiter
 
@@ -21,6 +30,44 @@ class Runtime:
     limiter: RateLimiter
     box: SecretBox
     notifier: Notifier = field(default_factory=Notifier)
+
+    async def authenticate(self, raw_key: str) -> Principal | None:
+        """The principal for an API key (the per-request lookup of every API call)."""
+        if self.engine.dialect.name != "postgresql":
+            async with self.reader.connect() as connection:
+                return await authenticate(connection, raw_key)
+        if self._key_lookup is None:
+            self._key_lookup = PostgresKeyLookup(self.settings.effective_database_url)
+            self.notifier.subscribe(CREDENTIALS_CHANNEL, self._principals.clear)
+        if not looks_like_key(raw_key):
+            return None
+        digest = digest_api_key(raw_key)
+        now = time.monotonic()
+        listening = self.notifier.is_listening(CREDENTIALS_CHANNEL)
+        if listening:
+            cached = self._principals.get(digest, now)
+            if cached is not None:
+                return cached
+        else:
+            self._principals.clear()
+            await self.notifier.listen(CREDENTIALS_CHANNEL)
+            listening = self.notifier.is_listening(CREDENTIALS_CHANNEL)
+        generation = self._principals.generation
+        principal = await self._key_lookup.lookup(digest)
+        if principal is not None and listening:
+            self._principals.put(digest, principal, now, generation)
+        return principal
+
+    @property
+    def reader(self) -> AsyncEngine:
+        """The engine in autocommit mode, for single-statement reads on the hot path."""
+        if self._reader is None:
+            self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        return self._reader
+
+    _reader: AsyncEngine | None = None
+    _key_lookup: PostgresKeyLookup | None = None
+    _principals: PrincipalCache = field(default_factory=PrincipalCache)
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -39,5 +86,7 @@ class Runtime:
         )
 
     async def close(self) -> None:
+        if self._key_lookup is not None:
+            await self._key_lookup.close()
         await self.notifier.close()
         await self.engine.dispose()

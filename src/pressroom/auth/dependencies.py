@@ -5,15 +5,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import Depends, Request, Security
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import Depends, Request
 
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal
 from pressroom.kit.errors import PressroomError
-
-# Declares the bearer scheme in the OpenAPI document; the middleware does the checking.
-bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer prk_...`")
 
 
 def insufficient_scope(scope: str) -> PressroomError:
@@ -47,10 +43,7 @@ def require(scope: str, *, manager_only: bool = False) -> Callable[..., Awaitabl
     lifecycle operations, the member is an owner or admin). The route layer reads
     `required_scope` and `manager_only` to run these checks before idempotency."""
 
-    async def dependency(
-        request: Request,
-        _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
-    ) -> Principal:
+    async def dependency(request: Request) -> Principal:
         return check_access(getattr(request.state, "principal", None), scope, manager_only)
 
     dependency.required_scope = scope  # type: ignore[attr-defined]

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pressroom.auth.service import authenticate
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.ids import uuid7
 from pressroom.kit.problems import problem_response
@@ -114,8 +113,7 @@ class ServiceMiddleware:
         if authorization:
             scheme, _, credential = authorization.partition(" ")
             if scheme.lower() == "bearer" and credential.strip():
-                async with runtime.engine.connect() as connection:
-                    principal = await authenticate(connection, credential.strip())
+                principal = await runtime.authenticate(credential.strip())
         if principal is None:
             # Only failed attempts count here, so a valid key is never blocked by them.
             limit, window = runtime.settings.auth_failure_rate

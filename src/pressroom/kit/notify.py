@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import event, text
@@ -26,7 +27,9 @@ class Notifier:
     def __init__(self, engine: AsyncEngine | None = None) -> None:
         self._engine = engine
         self._events: dict[str, set[asyncio.Event]] = {}
+        self._callbacks: dict[str, list[Callable[[], None]]] = {}
         self._listener: Any = None
+        self._listening: set[str] = set()
         self._listen_lock = asyncio.Lock()
 
     async def notify(self, session: AsyncSession, channel: str) -> None:
@@ -46,6 +49,22 @@ class Notifier:
     def wake(self, channel: str) -> None:
         for waiter in self._events.get(channel, ()):
             waiter.set()
+        for callback in self._callbacks.get(channel, ()):
+            callback()
+
+    def subscribe(self, channel: str, callback: Callable[[], None]) -> None:
+        """Call `callback` whenever `channel` is notified (in this process or, once
+        `listen` has run, in any process sharing the PostgreSQL database)."""
+        self._callbacks.setdefault(channel, []).append(callback)
+
+    def is_listening(self, channel: str) -> bool:
+        """Whether notifications from other processes on `channel` currently arrive."""
+        listener = self._listener
+        return (
+            channel in self._listening
+            and listener is not None
+            and not listener.driver_connection.is_closed()
+        )
 
     def waiter(self, channel: str) -> asyncio.Event:
         waiter = asyncio.Event()
@@ -60,11 +79,26 @@ class Notifier:
         if self._engine is None or self._engine.dialect.name != "postgresql":
             return
         async with self._listen_lock:
-            if self._listener is None:
-                raw = await self._engine.raw_connection()
-                self._listener = raw
+            if channel in self._listening and self.is_listening(channel):
+                return
+            if self._listener is None or self._listener.driver_connection.is_closed():
+                self._listening.clear()
+                if self._listener is not None:
+                    # The old connection is dead: hand it back to the pool as unusable.
+                    with contextlib.suppress(Exception):
+                        self._listener.invalidate()
+                self._listener = await self._engine.raw_connection()
+                self._listener.driver_connection.add_termination_listener(self._on_lost)
             connection = self._listener.driver_connection
             await connection.add_listener(channel, self._on_pg_notify)
+            self._listening.add(channel)
+
+    def _on_lost(self, _connection: Any) -> None:
+        # Whatever was missed while disconnected must be assumed to have happened.
+        channels = set(self._listening)
+        self._listening.clear()
+        for channel in channels:
+            self.wake(channel)
 
     def _on_pg_notify(self, _conn: Any, _pid: int, channel: str, _payload: str) -> None:
         self.wake(channel)

@@ -136,9 +136,17 @@ def install_openapi(app: FastAPI) -> None:
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
         components.setdefault("headers", {}).update(_HEADERS)
+        components.setdefault("securitySchemes", {})["apiKey"] = {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key: `Authorization: Bearer prk_...`. The key selects "
+            "the organization; each operation requires the scope named in its description.",
+        }
         header_refs = {name: {"$ref": f"#/components/headers/{name}"} for name in _HEADERS}
-        for path_item in document.get("paths", {}).values():
+        for path, path_item in document.get("paths", {}).items():
             for operation in path_item.values():
+                if path.startswith("/api/v1"):
+                    operation["security"] = [{"apiKey": []}]
                 parameters = operation.setdefault("parameters", [])
                 parameters.append(_REQUEST_ID_PARAMETER)
                 if operation.get("operationId") in IDEMPOTENT_OPERATIONS:

@@ -93,25 +93,29 @@ class PressroomRoute(APIRoute):
                     )
                     if outcome is not None:
                         return outcome
-                async with runtime.sessions() as session:
-                    state.session = session
-                    async with session.begin():
-                        response = await original(request)
-                        if getattr(state, "idempotent_replay", False):
-                            return response
-                        if mutating:
-                            await _append_audit(
-                                session, request, operation_id, response.status_code
-                            )
-                        claimed = state.idempotency_claim
-                        if claimed is not None:
-                            await idempotency.store(
-                                session,
-                                runtime.box,
-                                claimed,
-                                response,
-                                secret=bool(getattr(state, "secret_response", False)),
-                            )
+                # The transaction opens only if the operation touches the database.
+                unit = LazyUnitOfWork(runtime)
+                state.unit = unit
+                try:
+                    response = await original(request)
+                    if getattr(state, "idempotent_replay", False):
+                        return response
+                    if mutating:
+                        await _append_audit(
+                            await unit.session(), request, operation_id, response.status_code
+                        )
+                    claimed = state.idempotency_claim
+                    if claimed is not None:
+                        await idempotency.store(
+                            await unit.session(),
+                            runtime.box,
+                            claimed,
+                            response,
+                            secret=bool(getattr(state, "secret_response", False)),
+                        )
+                    await unit.commit()
+                finally:
+                    await unit.close()
                 return response
             except Exception as exc:
                 problem = as_problem(exc)
@@ -218,8 +222,33 @@ def api_routes(routes: list[Any]) -> list[PressroomRoute]:
     return found
 
 
-def _session(request: Request) -> AsyncSession:
-    return request.state.session  # type: ignore[no-any-return]
+class LazyUnitOfWork:
+    """The request's transaction, begun on first use and committed by the route layer."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._session: AsyncSession | None = None
+
+    async def session(self) -> AsyncSession:
+        if self._session is None:
+            self._session = self._runtime.sessions()
+            await self._session.begin()
+        return self._session
+
+    async def commit(self) -> None:
+        if self._session is not None:
+            await self._session.commit()
+
+    async def close(self) -> None:
+        # Closing without a commit rolls back: an exception leaves nothing half-written.
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+async def _session(request: Request) -> AsyncSession:
+    unit: LazyUnitOfWork = request.state.unit
+    return await unit.session()
 
 
 def _audit_note(request: Request) -> AuditNote:

@@ -1,0 +1,13 @@
+"""The framework ceiling: a bare Starlette JSON endpoint, nothing else."""
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+
+async def hello(_request: Request) -> JSONResponse:
+    return JSONResponse({"id": "00000000-0000-7000-8000-000000000000", "name": "ceiling"})
+
+
+app = Starlette(routes=[Route("/json", hello)])

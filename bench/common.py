@@ -1,0 +1,130 @@
+"""Shared benchmark plumbing: fresh PostgreSQL databases, server processes, free ports."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_SERVER = os.environ.get(
+    "PRESSROOM_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _admin(sql: str) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(PG_SERVER)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, migrated database on the PostgreSQL server, dropped afterwards."""
+    from pressroom.db import migrate
+
+    base = PG_SERVER.rpartition("/")[0]
+    name = f"pressroom_bench_{secrets.token_hex(4)}"
+    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    url = f"{base}/{name}"
+    try:
+        migrate(url)
+        yield url
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def pin(cpu: int) -> list[str]:
+    """Run on one CPU (server on 0, load generator on 1), so the two never share a core."""
+    if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+        return ["taskset", "-c", str(cpu)]
+    return []
+
+
+UVICORN_SETTINGS = [
+    "--loop",
+    "uvloop",
+    "--http",
+    "httptools",
+    "--no-access-log",
+    "--log-level",
+    "warning",
+    "--workers",
+    "1",
+]
+
+
+@contextmanager
+def server(
+    target: list[str], port: int, env: dict[str, str], ready_path: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run uvicorn with the shared settings and wait until `ready_path` answers."""
+    command = [
+        *pin(0),
+        sys.executable,
+        "-m",
+        "uvicorn",
+        *target,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *UVICORN_SETTINGS,
+    ]
+    log = open(ROOT / "bench" / "results" / f"server-{port}.log", "wb")  # noqa: SIM115
+    process = subprocess.Popen(command, env={**os.environ, **env}, stdout=log, stderr=log, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}{ready_path}", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError(f"server on port {port} did not start")
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+def load(url: str, *, connections: int, seconds: float, headers: list[str]) -> dict[str, object]:
+    import json
+
+    args = [
+        *pin(1),
+        sys.executable,
+        str(ROOT / "bench" / "loadgen.py"),
+        "--url",
+        url,
+        "--connections",
+        str(connections),
+        "--seconds",
+        str(seconds),
+    ]
+    for header in headers:
+        args += ["--header", header]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)  # type: ignore[no-any-return]

@@ -1,0 +1,101 @@
+"""A small closed-loop HTTP/1.1 load generator: N keep-alive connections, each sending the
+next request when the previous response is complete. Prints JSON figures on stdout.
+
+    python bench/loadgen.py --url http://127.0.0.1:8000/path --connections 32 --seconds 10 \
+        [--header 'Authorization: Bearer ...']
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from urllib.parse import urlsplit
+
+
+async def connection_loop(
+    host: str,
+    port: int,
+    request: bytes,
+    deadline: float,
+    latencies: list[float],
+    statuses: dict[int, int],
+) -> None:
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            writer.write(request)
+            status_line = await reader.readline()
+            status = int(status_line.split(b" ", 2)[1])
+            length = 0
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            if length:
+                await reader.readexactly(length)
+            latencies.append(time.perf_counter() - started)
+            statuses[status] = statuses.get(status, 0) + 1
+    finally:
+        writer.close()
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    index = min(len(sorted_values) - 1, round(fraction * (len(sorted_values) - 1)))
+    return sorted_values[index]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--header", action="append", default=[])
+    args = parser.parse_args()
+    parts = urlsplit(args.url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    headers = "".join(f"{h}\r\n" for h in args.header)
+    request = (f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {host}:{port}\r\n{headers}\r\n").encode()
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    started = time.perf_counter()
+    deadline = started + args.seconds
+    await asyncio.gather(
+        *(
+            connection_loop(host, port, request, deadline, latencies, statuses)
+            for _ in range(args.connections)
+        )
+    )
+    elapsed = time.perf_counter() - started
+    ordered = sorted(latencies)
+    print(
+        json.dumps(
+            {
+                "requests": len(latencies),
+                "seconds": round(elapsed, 3),
+                "rps": round(len(latencies) / elapsed, 1),
+                "p50_ms": round(percentile(ordered, 0.50) * 1000, 3),
+                "p99_ms": round(percentile(ordered, 0.99) * 1000, 3),
+                "mean_ms": round(statistics.fmean(ordered) * 1000, 3) if ordered else None,
+                "statuses": statuses,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    asyncio.run(main())
