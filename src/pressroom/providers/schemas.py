@@ -1,0 +1,121 @@
+"""Provider declarations on the wire (contract section 7, "Providers").
+
+A declaration says what a network accepts so that a target can be validated before it is
+scheduled: per content kind a text rule, a media rule and the provider-specific options.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict
+
+from pressroom.kit.schema import APIModel
+from pressroom.providers.text import TextUnit
+
+MediaKind = Literal["image", "gif", "video"]
+Connection = Literal["oauth2", "app_password", "access_token", "none"]
+MetricKey = Literal[
+    "impressions", "reach", "views", "likes", "comments", "shares", "saves", "clicks"
+]
+
+
+class DeclarationModel(APIModel):
+    # Declarations are shared, module-level data: nobody may change them in place.
+    model_config = ConfigDict(frozen=True)
+
+
+class TextRule(DeclarationModel):
+    """How long the text may be, counted the network's way."""
+
+    max_length: int
+    unit: TextUnit
+    # Each URL counts this many units whatever its real length (X and Mastodon: 23).
+    url_length: int | None = None
+    # Characters the network refuses outright (YouTube: "<" and ">").
+    forbidden_characters: list[str] | None = None
+
+
+class MediaKindRule(DeclarationModel):
+    """What one kind of media (image, GIF or video) must satisfy on one content kind."""
+
+    max_items: int
+    mime_types: list[str]
+    max_bytes: int | None = None
+    min_duration_seconds: float | None = None
+    max_duration_seconds: float | None = None
+    # [min, max] width:height, inclusive, e.g. ["4:5", "1.91:1"]; null: any shape.
+    aspect_ratios: list[str] | None = None
+    # Must be the only kind of media on the target (X: a video or a GIF stands alone).
+    exclusive: bool = False
+
+
+def ratio_value(ratio: str) -> float:
+    """An aspect ratio "W:H" as width over height: "1.91:1" is 1.91, "4:5" is 0.8."""
+    width, height = ratio.split(":")
+    return float(width) / float(height)
+
+
+class MediaRule(DeclarationModel):
+    """The media a content kind takes.
+
+    ``minItems``/``maxItems`` bound the whole list. ``mimeTypes``, ``maxBytes``,
+    ``maxDurationSeconds`` and ``aspectRatios`` summarise ``kinds`` (the union of types, the
+    largest size, the longest video, the widest ratio range); ``kinds`` holds the exact rule for
+    each kind of media, and a kind that is absent is not accepted.
+    """
+
+    min_items: int
+    max_items: int
+    mime_types: list[str]
+    max_bytes: int | None
+    max_duration_seconds: float | None
+    aspect_ratios: list[str] | None
+    kinds: dict[MediaKind, MediaKindRule]
+
+
+class OptionRule(DeclarationModel):
+    """One provider-specific key a target may set in ``options``."""
+
+    name: str
+    type: Literal["string", "integer", "boolean", "enum"]
+    description: str
+    required: bool = False
+    # enum: the accepted values.
+    values: list[str] | None = None
+    # string: the longest accepted value, counted in ``unit``.
+    max_length: int | None = None
+    unit: TextUnit | None = None
+    forbidden_characters: list[str] | None = None
+    # integer: the smallest accepted value.
+    minimum: int | None = None
+
+
+class ContentKind(DeclarationModel):
+    kind: str
+    text: TextRule
+    media: MediaRule
+    options: list[OptionRule] = []
+
+
+class Capabilities(DeclarationModel):
+    threads: bool
+    first_comment: bool
+    delete: bool
+    metrics: bool
+
+
+class ProviderDeclaration(DeclarationModel):
+    id: str
+    name: str
+    configured: bool
+    connection: Connection
+    content_kinds: list[ContentKind]
+    capabilities: Capabilities
+    metrics: list[MetricKey]
+
+    def content_kind(self, kind: str) -> ContentKind | None:
+        for content_kind in self.content_kinds:
+            if content_kind.kind == kind:
+                return content_kind
+        return None

@@ -1,0 +1,314 @@
+from __future__ import annotations
+
+import pytest
+
+from pressroom.providers.text import (
+    count_graphemes,
+    count_text,
+    count_utf8_bytes,
+    count_utf16,
+    count_weighted,
+    mastodon_url_spans,
+    x_url_spans,
+)
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # man, woman, girl, boy
+WAVE_MEDIUM = "\U0001f44b\U0001f3fd"  # waving hand, medium skin tone
+FLAG_FR = "\U0001f1eb\U0001f1f7"
+FLAG_ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+KEYCAP_ONE = "1\ufe0f\u20e3"
+E_ACUTE_DECOMPOSED = "e\u0301"
+CJK_POEM = (
+    "故人西辞黄鹤楼\uff0c烟花三月下扬州。孤帆远影碧空尽\uff0c唯见长江天际流。朱雀桥边野草花\uff0c乌衣巷口夕阳斜。"
+    "旧时王谢堂前燕\uff0c飞入寻常百姓家。朝辞白帝彩云间\uff0c千里江陵一日还。两岸猿声啼不住\uff0c轻舟已过万重山。"
+    "泪湿罗巾梦不成\uff0c夜深前殿按歌声。红颜未老恩先断\uff0c斜倚薰笼坐到明。独在异乡为异客\uff0c每逢佳节倍思亲。"
+    "遥知兄弟登高处\uff0c遍插茱萸少一人。"
+)
+KANA = "あいうえおかきくけこ"
+
+
+# Expected values are twitter-text's conformance suite (conformance/validate.yml,
+# WeightedTweetsWithDiscountedEmojiCounterTest: the v3 configuration).
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("Hi http://test.co", 26, id="regular-tweet-with-url"),
+        pytest.param("http://test.co", 23, id="just-url"),
+        pytest.param("285 chars-" + "xxxxxxxxxx-" * 25, 285, id="long-tweet"),
+        pytest.param(
+            "285 chars- http://www.twitter.com/jack " + "xxxxxxxxxx-" * 24,
+            299,
+            id="url-in-the-middle",
+        ),
+        pytest.param(
+            "xxxxxxxxxx-" * 24 + " http://www.twitter.com/jack ", 289, id="url-at-the-end"
+        ),
+        pytest.param("https://www.twitter.com/aloha " * 10, 240, id="ten-urls"),
+        pytest.param(CJK_POEM, 320, id="160-cjk"),
+        pytest.param("\U0001f637" * 160, 320, id="160-emoji"),
+        pytest.param("the" + CJK_POEM, 323, id="latin-and-cjk"),
+        pytest.param("282 chars-" + "xxxxxxxxxx-" * 24 + "xxxxx\u00c1x", 281, id="normalized-char"),
+        pytest.param("H\U0001f431\u263a" + FAMILY, 7, id="family-zwj-counts-2"),
+        pytest.param("\U0001f637\U0001f47e\U0001f621\U0001f525\U0001f4a9", 10, id="bmp-emoji"),
+        pytest.param("\U0001f64b\U0001f3fd\U0001f468\u200d\U0001f3a4", 4, id="skin-tone-and-zwj"),
+        pytest.param(
+            "This is a tweet with general punctuation characters: "
+            "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u200b "
+            "\u2010 \u2011 \u2012 \u2013 \u2014 \u2015 \u2016  \u2017 \u2018 \u2019 \u201a "
+            "\u201b \u201c \u201d \u201e \u201f \u2032 \u2033 \u2034 \u2035 \u2036 \u2037",
+            110,
+            id="general-punctuation",
+        ),
+        pytest.param("randomurl" * 7 + "s.com", 68, id="64-char-label-is-not-a-url"),
+        pytest.param(
+            KANA * 12 + " http://" + KANA * 5 + "あいう.com",
+            358,
+            id="punycode-label-over-63-is-not-a-url",
+        ),
+        pytest.param(
+            KANA * 12 + " http://" + KANA * 5 + "あい.com",
+            264,
+            id="punycode-label-of-63-is-a-url",
+        ),
+        pytest.param(FAMILY * 140, 280, id="140-family-emoji"),
+        pytest.param(
+            "Unicode 10.0 emoji: \U0001f92a; \U0001f9d5; \U0001f9d5\U0001f3fe; " + FLAG_ENGLAND,
+            34,
+            id="unicode-10-emoji",
+        ),
+        pytest.param(
+            "Unicode 9.0 emoji: \U0001f920; \U0001f483; \U0001f483\U0001f3fe", 29, id="unicode-9"
+        ),
+        pytest.param("ABC\u202a\uffffABC\ufffe", 12, id="invalid-characters"),
+        pytest.param(
+            "\u2066\u202ahttp://foobar.\u067e\u0627\u06a9\u0633\u062a\u0627\u0646/\u202c\u2069",
+            31,
+            id="directional-marks-around-idn-url",
+        ),
+        pytest.param("\u00c1B", 2, id="composed-a-acute"),
+        pytest.param("A\ufb2c", 4, id="hebrew-normalized-into-3-chars"),
+        pytest.param("Test https://test.com test https://test.com test.com test", 86, id="urls"),
+    ],
+)
+def test_weighted_length_matches_twitter_text_conformance(text: str, expected: int) -> None:
+    assert count_weighted(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("a", 1, id="ascii"),
+        pytest.param("語", 2, id="cjk"),
+        pytest.param("\uac01", 2, id="hangul-syllable"),
+        pytest.param("\u1100\u1161\u11a8", 2, id="hangul-jamo-compose-to-one-syllable"),
+        pytest.param(E_ACUTE_DECOMPOSED, 1, id="combining-mark-composes-to-latin-1"),
+        pytest.param("\u1e9b\u0323", 3, id="nfc-pair-outside-latin"),
+        pytest.param(FAMILY, 2, id="zwj-family"),
+        pytest.param(WAVE_MEDIUM, 2, id="skin-tone"),
+        pytest.param(FLAG_FR, 2, id="flag"),
+        pytest.param(FLAG_ENGLAND, 2, id="tag-sequence-flag"),
+        pytest.param(KEYCAP_ONE, 2, id="keycap"),
+        pytest.param("\u00a9", 1, id="copyright-sign-alone-is-text"),
+        pytest.param("\u00a9\ufe0f", 2, id="copyright-sign-with-vs16-is-emoji"),
+        pytest.param("\u2764\ufe0f\u200d\U0001f525", 2, id="heart-on-fire-zwj"),
+        pytest.param("a\u200db", 3, id="zwj-between-letters-weighs-1"),
+        pytest.param("a\r\nb", 3, id="crlf-counts-once"),
+        pytest.param("\U00010000\U0010ffff", 4, id="non-bmp-non-emoji"),
+    ],
+)
+def test_weighted_weight_of_characters(text: str, expected: int) -> None:
+    assert count_weighted(text) == expected
+
+
+def test_weighted_long_url_counts_23() -> None:
+    url = "https://example.com/" + "a" * 200
+    assert count_weighted(f"see {url} now") == 4 + 23 + 4
+
+
+def test_weighted_url_length_can_be_overridden() -> None:
+    assert count_weighted("https://example.com", url_length=30) == 30
+
+
+# URL extraction, from twitter-text's conformance/extract.yml.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("text http://google.com", ["http://google.com"]),
+        ("http://ああ.com", ["http://ああ.com"]),
+        ("text http://✪df.ws/ejp", ["http://✪df.ws/ejp"]),
+        ("test http://example.comだよね.comtest/hogehoge", ["http://example.com"]),
+        ("text http://no-tld", []),
+        ("text http://tld-too-short.x", []),
+        ("(http://twitter.com", ["http://twitter.com"]),
+        ("text http://domain.com-that-you-should-have-put-a-space-after", ["http://domain.com"]),
+        ("text http://foo.com?#foo text", ["http://foo.com?#foo"]),
+        (
+            "foo.com foo.net foo.org foo.edu foo.gov",
+            ["foo.com", "foo.net", "foo.org", "foo.edu", "foo.gov"],
+        ),
+        (
+            "foo.baz foo.co.jp www.xxxxxxx.baz www.foo.co.uk wwwww.xxxxxxx foo.comm foo.somecom "
+            "foo.govedu foo.jp",
+            ["foo.co.jp", "www.foo.co.uk", "foo.jp"],
+        ),
+        ("t.co/abcde bit.ly/abcde", ["t.co/abcde", "bit.ly/abcde"]),
+        ("@user Try http:// example.com/path", ["example.com/path"]),
+        (
+            "twitter.comこれは日本語です。example.com中国語t.co/abcde한국twitter.com "
+            "example2.comテストtwitter.com/abcde",
+            [
+                "twitter.com",
+                "example.com",
+                "t.co/abcde",
+                "twitter.com",
+                "example2.com",
+                "twitter.com/abcde",
+            ],
+        ),
+        ("Go to http://twitter.com/Русские_слова", ["http://twitter.com/Русские_слова"]),
+        ("Hello http://xn--はじめよう.com/index.html", []),
+        ("text http://domain-dash_2314352345_dfasd.foo-cow_4352.com", []),
+        ("MLB.tv vine.co twitch.tv t.co", ["MLB.tv", "vine.co", "twitch.tv", "t.co"]),
+        ("test ELPAÍS.com", ["ELPAÍS.com"]),
+        ("test http://twitter.com/.", ["http://twitter.com/"]),
+        ("Test http://example.com/path" + "." * 42, ["http://example.com/path"]),
+        ("Test http://example.com/" + "," * 42, ["http://example.com/"]),
+        ("Test http://example.com/path/" + "!" * 42, ["http://example.com/path/"]),
+        ("#test.com @test.com #http://test.com @http://test.com #t.co/abcde @t.co/abcde", []),
+        ("I really like http://t.co/pbY2NfTZ's website", ["http://t.co/pbY2NfTZ"]),
+        ("Check this site out http://t.co/FNkPfmii- it's great", ["http://t.co/FNkPfmii"]),
+        ("I really like http://t.co/abcdefghijklmnopqrstuvwxyz012345678901234", []),
+        ("example.comてすとですtwitter.みんなです", ["example.com", "twitter.みんな"]),
+        ("$http://twitter.com $twitter.com $http://t.co/abcde $t.co/abcde $t.co $TVI.CA", []),
+        ("long.test.tar.bz2 test.tar.bz2 tar.bz2", []),
+        ("john.doe.gov@mail.com john.doe.jp@mail.com", []),
+        (
+            "text http://en.wikipedia.org/wiki/Primer_(film)",
+            ["http://en.wikipedia.org/wiki/Primer_(film)"],
+        ),
+        (
+            "http://www.foo.com?referer=https://t.co/abcde http://t.co/xyzzy",
+            ["http://www.foo.com?referer=https://t.co/abcde", "http://t.co/xyzzy"],
+        ),
+        ("test http://xn--ls8h.XN--ls8h.la/", ["http://xn--ls8h.XN--ls8h.la/"]),
+        ("http://192.168.0.1/index.html?src=asdf", ["http://192.168.0.1/index.html?src=asdf"]),
+        ("http://256.1.2.3/", []),
+        ("ftp://www.example.com/ and mailto:me@example.com", []),
+    ],
+)
+def test_x_url_detection_matches_twitter_text_extraction(text: str, expected: list[str]) -> None:
+    assert [text[start:end] for start, end in x_url_spans(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("e\u0301", 1, id="combining-mark"),
+        pytest.param(FAMILY, 1, id="zwj-family"),
+        pytest.param(WAVE_MEDIUM, 1, id="skin-tone"),
+        pytest.param(FLAG_FR + FLAG_ENGLAND, 2, id="flags"),
+        pytest.param(KEYCAP_ONE, 1, id="keycap"),
+        pytest.param("語語語", 3, id="cjk"),
+        pytest.param("\u1100\u1161\u11a8", 1, id="hangul-jamo"),
+        pytest.param("\u0ba8\u0bbf", 1, id="tamil-ni"),
+        pytest.param("a\r\nb", 3, id="crlf-is-one-cluster"),
+        pytest.param("https://example.com/" + "a" * 50, 70, id="url-counts-in-full"),
+        pytest.param("", 0, id="empty"),
+    ],
+)
+def test_graphemes_count_extended_clusters(text: str, expected: int) -> None:
+    assert count_graphemes(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("https://example.com/" + "a" * 200, 23, id="long-url-counts-23"),
+        pytest.param("go https://x.co", 3 + 23, id="short-url-counts-23-too"),
+        pytest.param("see https://example.com/path.", 4 + 23 + 1, id="trailing-period-outside"),
+        pytest.param("https://example.com/日本語/ページ", 23, id="unicode-path-inside"),
+        pytest.param("gemini://example.org/page", 23, id="gemini-scheme"),
+        pytest.param("example.com", 11, id="bare-domain-is-not-a-url"),
+        pytest.param("https://example.invalid/", 24, id="unknown-tld-is-not-a-url"),
+        pytest.param("hi @alice@mastodon.social", 3 + 6, id="remote-mention-counts-as-local"),
+        pytest.param("hi @alice", 3 + 6, id="local-mention-in-full"),
+        pytest.param("@alice@example.com@", 19, id="mention-followed-by-at-is-not-a-mention"),
+        pytest.param("mail me: bob@example.com", 24, id="email-is-not-a-mention"),
+        pytest.param("https://example.com/@alice", 23, id="mention-inside-url-is-url"),
+        pytest.param(FAMILY + " https://example.com/" + "x" * 40, 1 + 1 + 23, id="emoji-and-url"),
+    ],
+)
+def test_mastodon_counts_urls_as_23_and_mentions_as_local(text: str, expected: int) -> None:
+    assert count_graphemes(text, url_length=23) == expected
+
+
+def test_mastodon_url_detection_requires_a_scheme() -> None:
+    text = "a example.com b https://example.com/a_(b) c"
+    assert [text[s:e] for s, e in mastodon_url_spans(text)] == ["https://example.com/a_(b)"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("abc", 3, id="ascii"),
+        pytest.param("語", 1, id="cjk-in-bmp"),
+        pytest.param("\U0001f600", 2, id="emoji-is-a-surrogate-pair"),
+        pytest.param(FAMILY, 11, id="zwj-family"),
+        pytest.param(FLAG_FR, 4, id="flag"),
+        pytest.param(E_ACUTE_DECOMPOSED, 2, id="combining-mark"),
+        pytest.param("\U00020000", 2, id="cjk-extension-b"),
+    ],
+)
+def test_utf16_counts_code_units(text: str, expected: int) -> None:
+    assert count_utf16(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("abc", 3, id="ascii"),
+        pytest.param("\u00e9", 2, id="latin-1"),
+        pytest.param(E_ACUTE_DECOMPOSED, 3, id="combining-mark"),
+        pytest.param("語", 3, id="cjk"),
+        pytest.param("\U0001f600", 4, id="emoji"),
+        pytest.param(FAMILY, 25, id="zwj-family"),
+    ],
+)
+def test_utf8_bytes_count_encoded_length(text: str, expected: int) -> None:
+    assert count_utf8_bytes(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("unit", "url_length", "expected"),
+    [
+        ("weighted", 23, 5 + 23),
+        ("weighted", None, 5 + 23),
+        ("graphemes", None, 4 + 19),
+        ("graphemes", 23, 4 + 23),
+        ("utf16", None, 4 + 19),
+        ("bytes", None, 6 + 19),
+    ],
+)
+def test_count_text_dispatches_on_unit(unit: str, url_length: int | None, expected: int) -> None:
+    text = "語 a https://example.com"
+    assert count_text(text, unit, url_length) == expected  # type: ignore[arg-type]
+
+
+def test_count_text_rejects_an_unknown_unit() -> None:
+    with pytest.raises(ValueError, match="unknown text unit"):
+        count_text("abc", "characters")  # type: ignore[arg-type]
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("a." * 30000, 60000, id="dotted-labels"),
+        pytest.param("http://" + "a-" * 30000, 60007, id="hyphenated-host"),
+        pytest.param(("http://" + "a." * 120 + " ") * 300, 300 * 248, id="many-deep-hosts"),
+        pytest.param("http://example.com/" + "(" * 5000, 23 + 5000, id="unbalanced-parens"),
+    ],
+)
+def test_pathological_text_is_counted_in_bounded_time(text: str, expected: int) -> None:
+    assert count_weighted(text) == expected
+    assert count_graphemes(text, url_length=23) == expected
