@@ -2,9 +2,12 @@
 
 from pressroom.audit.models import AuditEntry, AuditHead
 from pressroom.auth.models import ApiKey
+from pressroom.channels.models import Channel
 from pressroom.db import Base
 from pressroom.kit.idempotency_models import IdempotencyRecord
+from pressroom.media.models import MediaAsset
 from pressroom.tenant.models import Member, Organization
+from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 __all__ = [
     "ApiKey",

@@ -1,0 +1,35 @@
+"""Inspected media assets."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from pressroom.db import Base, IdMixin
+
+
+class MediaAsset(IdMixin, Base):
+    __tablename__ = "media_assets"
+    __table_args__ = (Index("ix_media_assets_org_created", "organization_id", "created_at", "id"),)
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    kind: Mapped[str] = mapped_column(String(16))  # image | gif | video
+    mime_type: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(255))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    width: Mapped[int | None] = mapped_column()
+    height: Mapped[int | None] = mapped_column()
+    duration_seconds: Mapped[float | None] = mapped_column(Float)
+    frame_rate: Mapped[float | None] = mapped_column(Float)
+    video_codec: Mapped[str | None] = mapped_column(String(32))
+    audio_codec: Mapped[str | None] = mapped_column(String(32))
+    animated: Mapped[bool] = mapped_column(default=False)
+    storage_key: Mapped[str] = mapped_column(String(512))
+    created_by: Mapped[uuid.UUID | None] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column()

@@ -1,0 +1,116 @@
+"""Emitting events: written in the caller's transaction, fanned out to one delivery per
+subscribed, enabled endpoint, and announced to the delivery workers on commit."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.kit.clock import utcnow
+from pressroom.kit.ids import uuid7
+from pressroom.kit.notify import Notifier
+from pressroom.kit.schema import format_utc
+from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
+
+EVENT_TYPES: tuple[str, ...] = (
+    "channel.connected.v1",
+    "channel.disconnected.v1",
+    "channel.reconnect-required.v1",
+    "media.created.v1",
+    "post.created.v1",
+    "post.updated.v1",
+    "post.deleted.v1",
+    "post.scheduled.v1",
+    "post.published.v1",
+    "post.failed.v1",
+    "webhook.test.v1",
+)
+
+# Delivery workers listen here; a commit that queues deliveries wakes them at once.
+DELIVERIES_CHANNEL = "pressroom_deliveries"
+
+
+def event_body(
+    event_id: uuid.UUID,
+    event_type: str,
+    created_at: Any,
+    organization_id: uuid.UUID,
+    data: dict[str, Any],
+) -> str:
+    """The compact JSON that is signed and sent, byte for byte, on every attempt."""
+    return json.dumps(
+        {
+            "id": str(event_id),
+            "type": event_type,
+            "createdAt": format_utc(created_at),
+            "organizationId": str(organization_id),
+            "data": data,
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+async def emit_event(
+    session: AsyncSession,
+    notifier: Notifier,
+    *,
+    organization_id: uuid.UUID,
+    event_type: str,
+    data: dict[str, Any],
+    retention_seconds: int,
+    only_endpoint_id: uuid.UUID | None = None,
+    trigger: str = "scheduled",
+) -> tuple[Event, list[Delivery]]:
+    """Write the event and its deliveries in the caller's transaction.
+
+    `data` must already be JSON-ready (the API's camelCase shapes). `only_endpoint_id`
+    sends to that endpoint regardless of its filters (sendWebhookTest)."""
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
+    now = utcnow()
+    event_id = uuid7()
+    expires_at = now + timedelta(seconds=retention_seconds)
+    event = Event(
+        id=event_id,
+        organization_id=organization_id,
+        type=event_type,
+        body=event_body(event_id, event_type, now, organization_id, data),
+        created_at=now,
+        expires_at=expires_at,
+    )
+    session.add(event)
+    query = select(WebhookEndpoint).where(
+        WebhookEndpoint.organization_id == organization_id, WebhookEndpoint.enabled.is_(True)
+    )
+    if only_endpoint_id is not None:
+        query = query.where(WebhookEndpoint.id == only_endpoint_id)
+    endpoints = (await session.scalars(query)).all()
+    deliveries = []
+    for endpoint in endpoints:
+        if only_endpoint_id is None and event_type not in endpoint.events.get("events", []):
+            continue
+        delivery = Delivery(
+            organization_id=organization_id,
+            endpoint_id=endpoint.id,
+            event_id=event_id,
+            event_type=event_type,
+            status="pending",
+            next_trigger=trigger,
+            attempt_count=0,
+            next_attempt_at=now,
+            created_at=now,
+            updated_at=now,
+            expires_at=expires_at,
+        )
+        session.add(delivery)
+        deliveries.append(delivery)
+    await session.flush()
+    if deliveries:
+        await notifier.notify(session, DELIVERIES_CHANNEL)
+    return event, deliveries
