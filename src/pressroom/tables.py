@@ -6,6 +6,7 @@ from pressroom.channels.models import Channel
 from pressroom.db import Base
 from pressroom.kit.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
+from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 from pressroom.tenant.models import Member, Organization
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
@@ -17,4 +18,8 @@ __all__ = [
     "IdempotencyRecord",
     "Member",
     "Organization",
+    "Post",
+    "PostTag",
+    "PostTarget",
+    "PostTopic",
 ]

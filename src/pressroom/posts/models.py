@@ -1,0 +1,126 @@
+"""Logical posts, their campaign tags and topics, and their per-channel targets."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from pressroom.db import Base, IdMixin, TimestampMixin
+
+POST_STATUSES = (
+    "draft",
+    "pending_approval",
+    "scheduled",
+    "publishing",
+    "published",
+    "partially_published",
+    "failed",
+)
+TARGET_STATUSES = (
+    "draft",
+    "pending_approval",
+    "scheduled",
+    "publishing",
+    "published",
+    "failed",
+    "canceled",
+)
+APPROVAL_STATUSES = ("not_required", "pending", "approved", "rejected")
+
+
+class Post(IdMixin, TimestampMixin, Base):
+    __tablename__ = "posts"
+    __table_args__ = (Index("ix_posts_org_created", "organization_id", "created_at", "id"),)
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    text: Mapped[str | None] = mapped_column(Text)
+    media_ids: Mapped[dict[str, Any]] = mapped_column()  # {"ids": [...]}
+    scheduled_at: Mapped[datetime | None] = mapped_column()
+    status: Mapped[str] = mapped_column(String(32))
+    # The AI model that wrote the text; null when a person did.
+    model: Mapped[str | None] = mapped_column(String(100))
+    approval_required: Mapped[bool] = mapped_column(Boolean, default=False)
+    approval_status: Mapped[str] = mapped_column(String(16), default="not_required")
+    approval_decided_by: Mapped[uuid.UUID | None] = mapped_column()
+    approval_decided_at: Mapped[datetime | None] = mapped_column()
+    created_by: Mapped[uuid.UUID | None] = mapped_column()
+    # Deleted posts answer 404 and leave every listing, analytics included.
+    deleted_at: Mapped[datetime | None] = mapped_column()
+
+
+class PostTag(Base):
+    """A campaign tag value of a post (a post with two tags counts in both campaigns)."""
+
+    __tablename__ = "post_tags"
+    __table_args__ = (Index("ix_post_tags_org_value", "organization_id", "value"),)
+
+    post_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    value: Mapped[str] = mapped_column(String(100), primary_key=True)
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PostTopic(Base):
+    """A free topic label of a post."""
+
+    __tablename__ = "post_topics"
+    __table_args__ = (Index("ix_post_topics_org_value", "organization_id", "value"),)
+
+    post_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    value: Mapped[str] = mapped_column(String(100), primary_key=True)
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PostTarget(IdMixin, TimestampMixin, Base):
+    """One destination of a post; the row is also the publisher's queue entry."""
+
+    __tablename__ = "post_targets"
+    __table_args__ = (
+        Index("ix_post_targets_due", "status", "next_attempt_at"),
+        Index("ix_post_targets_org_published", "organization_id", "published_at"),
+        Index("ix_post_targets_channel", "channel_id"),
+    )
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    post_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), index=True
+    )
+    channel_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    provider: Mapped[str] = mapped_column(String(32))
+    content_kind: Mapped[str] = mapped_column(String(32))
+    # Overrides of the post's text and media; null means "the post's".
+    text_override: Mapped[str | None] = mapped_column(Text)
+    media_ids_override: Mapped[dict[str, Any] | None] = mapped_column()
+    options: Mapped[dict[str, Any]] = mapped_column()
+    status: Mapped[str] = mapped_column(String(32))
+    published_at: Mapped[datetime | None] = mapped_column()
+    provider_post_id: Mapped[str | None] = mapped_column(String(255))
+    url: Mapped[str | None] = mapped_column(String(2048))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    error_code: Mapped[str | None] = mapped_column(String(64))
+    error_message: Mapped[str | None] = mapped_column(String(1000))
+    error_retryable: Mapped[bool | None] = mapped_column(Boolean)
+    # When the publisher may next take it (the schedule, then retry backoff).
+    next_attempt_at: Mapped[datetime | None] = mapped_column()
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None] = mapped_column()
+    # Bumped whenever the schedule changes; with the target id it forms the key sent to
+    # providers that support idempotency, so one schedule is published at most once.
+    schedule_version: Mapped[int] = mapped_column(Integer, default=1)
