@@ -1,0 +1,118 @@
+"""The provider adapter interface: what the publisher, the metrics poller and the
+channel health check need from a social network, and how its failures are described."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+# The actionable error codes of contract section 7 (Publishing), with whether a retry can
+# help. Adapters classify every provider failure into one of these.
+ERROR_CODES: dict[str, bool] = {
+    "auth_expired": False,  # the channel must be reconnected
+    "rate_limited": True,
+    "media_rejected": False,
+    "text_rejected": False,
+    "provider_unavailable": True,
+    "duplicate_content": False,
+    "permission_denied": False,
+    "not_found": False,
+    "invalid_request": False,
+    "channel_disconnected": False,
+    "timeout": True,
+}
+
+
+class ProviderError(Exception):
+    """A classified provider failure. `message` must be actionable and must never carry a
+    token or secret; `retry_after` (seconds) comes from the provider when it says so."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        retryable: bool | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown provider error code {code!r}")
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.retryable = ERROR_CODES[code] if retryable is None else retryable
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class ChannelContext:
+    """What an adapter knows of the channel it acts for. `credentials` are decrypted
+    provider tokens (never logged); empty for the sandbox and simulated channels."""
+
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    provider: str
+    handle: str | None
+    simulated: bool
+    credentials: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class MediaItem:
+    id: uuid.UUID
+    kind: str  # image | gif | video
+    mime_type: str
+    size_bytes: int
+    storage_key: str
+
+
+@dataclass(frozen=True)
+class PublishRequest:
+    channel: ChannelContext
+    target_id: uuid.UUID
+    content_kind: str
+    text: str
+    media: tuple[MediaItem, ...]
+    options: dict[str, Any]
+    # Stable for one target and one schedule: sent as the provider's own idempotency key
+    # where it has one, so a retried or re-claimed publish cannot post twice.
+    idempotency_key: str
+    # Which attempt this is (1 for the first), for simulators that fail N times.
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    provider_post_id: str
+    url: str | None
+    published_at: datetime
+
+
+@dataclass(frozen=True)
+class HealthResult:
+    state: str  # healthy | degraded | reconnect_required
+    reason: str | None = None
+
+
+class ProviderAdapter(Protocol):
+    """One implementation per network (and the sandbox simulator)."""
+
+    provider: str
+
+    async def publish(self, request: PublishRequest) -> PublishResult:
+        """Publish, or raise ProviderError. Must be safe to call again with the same
+        idempotency key after a crash (return the existing post, not a second one)."""
+        ...
+
+    async def delete(self, channel: ChannelContext, provider_post_id: str) -> None: ...
+
+    async def fetch_metrics(
+        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
+    ) -> dict[str, int]:
+        """Current values of the canonical metrics this network reports (impressions,
+        reach, views, likes, comments, shares, saves, clicks); raise ProviderError."""
+        ...
+
+    async def check_health(self, channel: ChannelContext) -> HealthResult: ...
