@@ -173,3 +173,38 @@ async def test_docs_are_served_without_any_external_asset(client: httpx.AsyncCli
         response = await client.get(asset)
         assert response.status_code == 200
         assert len(response.content) > 1000
+
+
+async def test_oversized_json_body_is_400_not_413(test_client: httpx.AsyncClient, tenant: Tenant):
+    from pressroom.kit.routing import MAX_JSON_BODY
+
+    padding = "x" * (MAX_JSON_BODY + 10)
+    response = await test_client.post(
+        "/api/v1/test/members",
+        content=b'{"email": "big@example.com", "pad": "' + padding.encode() + b'"}',
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0] == {
+        "field": "body",
+        "code": "too_large",
+        "message": "is larger than 8 MiB",
+    }
+
+
+async def test_oversized_chunked_json_body_is_400(test_client: httpx.AsyncClient, tenant: Tenant):
+    from pressroom.kit.routing import MAX_JSON_BODY
+
+    async def chunks():
+        yield b'{"email": "big@example.com", "pad": "'
+        for _ in range(MAX_JSON_BODY // 65536 + 2):
+            yield b"y" * 65536
+        yield b'"}'
+
+    response = await test_client.post(
+        "/api/v1/test/members",
+        content=chunks(),
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["code"] == "too_large"

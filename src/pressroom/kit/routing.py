@@ -47,6 +47,31 @@ def actor_of(principal: Principal) -> Actor:
     )
 
 
+# The largest JSON body accepted: 20 targets of Facebook-length text fit with room to spare.
+MAX_JSON_BODY = 8 * 1024 * 1024
+
+
+async def _read_bounded_body(request: Request) -> None:
+    """Read a JSON body at most MAX_JSON_BODY long, without buffering more than that.
+
+    The contract keeps 413 for uploads, so an oversized JSON body is a 400 on `body`."""
+    too_large = field_error(
+        "body", "too_large", f"is larger than {MAX_JSON_BODY // (1024 * 1024)} MiB"
+    )
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_JSON_BODY:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_JSON_BODY:
+            raise too_large
+        chunks.append(chunk)
+    # Starlette caches the body here; FastAPI's body parsing then reads the cached bytes.
+    request._body = b"".join(chunks)
+
+
 async def _reject_unexpected_body(request: Request) -> None:
     """Operations without a body accept none or `{}` (contract section 3)."""
     body = await request.body()
@@ -83,6 +108,8 @@ class PressroomRoute(APIRoute):
             try:
                 check_access(principal, scope, manager_only)
                 assert principal is not None
+                if mutating and not manual:
+                    await _read_bounded_body(request)
                 if mutating and not takes_body and not manual:
                     await _reject_unexpected_body(request)
                 key = request.headers.get(idempotency.HEADER)
