@@ -89,8 +89,10 @@ _REQUEST_ID_PARAMETER: dict[str, Any] = {
     "name": "X-Request-ID",
     "in": "header",
     "required": False,
-    "description": "1-128 characters of `A-Z a-z 0-9 . _ : -`; echoed. Otherwise generated.",
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"},
+    "description": "Your own request id, echoed in the `X-Request-ID` response header and in "
+    "error bodies when it is 1-128 characters of `A-Z a-z 0-9 . _ : -`; any other value is "
+    "ignored (never rejected) and the server generates an id instead.",
+    "schema": {"type": "string"},
 }
 _IDEMPOTENCY_PARAMETER: dict[str, Any] = {
     "name": "Idempotency-Key",
