@@ -92,6 +92,8 @@ def test_redaction_by_name_and_by_shape():
         "note": "key prk_" + "a" * 43 + " used",
         "authorization": "Bearer zzz",
         "prefix": "prk_abcdefgh",
+        "credentials": {"accessJwt": "a", "refreshJwt": "r"},
+        "session": {"accessJwt": "a", "refreshJwt": "r", "did": "did:plc:x"},
     }
     redacted = redact(value)
     assert redacted["name"] == "x"
@@ -100,6 +102,12 @@ def test_redaction_by_name_and_by_shape():
     assert "prk_aaaa" not in redacted["note"]
     assert redacted["authorization"] == "[redacted]"
     assert redacted["prefix"] == "prk_abcdefgh"  # a display prefix is not a secret
+    assert redacted["credentials"] == "[redacted]"
+    assert redacted["session"] == {
+        "accessJwt": "[redacted]",
+        "refreshJwt": "[redacted]",
+        "did": "did:plc:x",
+    }
 
 
 async def test_intact_chain_verifies(

@@ -9,7 +9,7 @@ REDACTED = "[redacted]"
 
 # Field names whose values are secret whatever they look like.
 _SECRET_NAME = re.compile(
-    r"(secret|token|password|passwd|authorization|credential|api_?key|^key$|private)",
+    r"(secret|token|password|passwd|authorization|credential|api_?key|^key$|private|jwt)",
     re.IGNORECASE,
 )
 # Values that are secret whatever they are called: our key and secret formats, bearer strings.
