@@ -17,12 +17,28 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
 from tests.factories import Tenant, make_tenant
+from tests.media import factories as media
 
 EXAMPLES = int(os.environ.get("PRESSROOM_FUZZ_EXAMPLES", "25"))
+
+# uploadMedia accepts only real media, which no schema can describe: its document names the part
+# types (`encoding.contentType`), and each is generated as a real, decodable file of that type.
+for _media_type, _make in {
+    "image/jpeg": media.jpeg_bytes,
+    "image/png": media.png_bytes,
+    "image/webp": media.webp_bytes,
+    "image/gif": media.gif_bytes,
+    "video/mp4": media.mp4_bytes,
+    "video/quicktime": media.mov_bytes,
+    "video/webm": media.webm_bytes,
+}.items():
+    schemathesis.openapi.media_type(_media_type, st.just(_make()))
 
 
 def _free_port() -> int:
@@ -112,4 +128,13 @@ def test_every_operation_conforms_to_the_document(
     case: schemathesis.Case, live_server: tuple[str, Tenant, Tenant]
 ) -> None:
     base, tenant, _ = live_server
-    case.call_and_validate(base_url=base, headers=tenant.headers)
+    # A cursor is an opaque token the server signs; no schema can describe a valid one, and
+    # a random string is rightly a 400 (tests/kit/test_pagination.py covers tampering).
+    if case.query:
+        case.query.pop("cursor", None)
+    # Valid-by-schema bodies may still break rules no schema can state (an unknown or foreign
+    # channelId, a past scheduledAt), which the contract requires to be 400: so the check that
+    # every schema-valid request succeeds does not apply. Every other check does.
+    case.call_and_validate(
+        base_url=base, headers=tenant.headers, excluded_checks=[positive_data_acceptance]
+    )

@@ -208,3 +208,26 @@ async def test_oversized_chunked_json_body_is_400(test_client: httpx.AsyncClient
     )
     assert response.status_code == 400
     assert response.json()["errors"][0]["code"] == "too_large"
+
+
+@pytest.mark.parametrize(
+    ("path", "query"),
+    [
+        ("/api/v1/tenant", {"verbose": "1"}),
+        ("/api/v1/media", {"page_size": "5"}),
+        ("/api/v1/posts", {"channelID": "x"}),
+        ("/api/v1/webhooks", {"": "false"}),
+    ],
+)
+async def test_unknown_query_parameter_is_400_naming_it(
+    client: httpx.AsyncClient, tenant: Tenant, path: str, query: dict[str, str]
+):
+    response = await client.get(path, params=query, headers=tenant.headers)
+    assert response.status_code == 400, response.text
+    (name,) = query
+    body = response.json()
+    assert body["code"] == "validation_failed"
+    assert body["errors"][0]["code"] == "unknown_parameter"
+    assert body["errors"][0]["field"] == (name or "query")
+    # The known parameters of the same operation still work.
+    assert (await client.get(path, headers=tenant.headers)).status_code == 200

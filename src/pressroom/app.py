@@ -12,19 +12,34 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
+from pressroom.analytics.routes import router as analytics_router
+from pressroom.channels.routes import router as channels_router
 from pressroom.config import Settings
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.middleware import ServiceMiddleware
 from pressroom.kit.openapi import install_openapi
 from pressroom.kit.problems import as_problem, problem_page, problem_response
+from pressroom.media.routes import router as media_router
+from pressroom.posts.routes import router as posts_router
+from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
 from pressroom.tenant.routes import router as tenant_router
+from pressroom.webhooks.routes import router as webhooks_router
 from pressroom.workers.runner import WorkerRunner, default_loops
 
-API_ROUTERS: list[APIRouter] = [tenant_router]
+API_ROUTERS: list[APIRouter] = [
+    tenant_router,
+    media_router,
+    webhooks_router,
+    analytics_router,
+    providers_router,
+    channels_router,
+    posts_router,
+]
 
 
 def create_app(
@@ -112,8 +127,21 @@ def _add_service_routes(app: FastAPI) -> None:
 def _add_error_handlers(app: FastAPI) -> None:
     async def render(request: Request, exc: Exception) -> Response:
         problem = as_problem(exc) or PressroomError("internal_error")
+        if problem.code == "method_not_allowed":
+            problem.headers["Allow"] = _allowed_methods(app, request)
         return problem_response(problem, request.state.request_id)
 
     app.add_exception_handler(PressroomError, render)
     app.add_exception_handler(RequestValidationError, render)
     app.add_exception_handler(StarletteHTTPException, render)
+
+
+def _allowed_methods(app: FastAPI, request: Request) -> str:
+    """Every method of every route on the path: Starlette's own 405 names only the methods of
+    the first route it tried (POST /media, not also GET /media)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return ", ".join(sorted(methods))

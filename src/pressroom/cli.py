@@ -20,7 +20,7 @@ from pressroom.db import migrate, unit_of_work
 from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant
-from pressroom.tenant.models import Member
+from pressroom.tenant.models import Member, Organization
 
 T = TypeVar("T")
 
@@ -40,6 +40,10 @@ app.add_typer(orgs_app, name="orgs")
 app.add_typer(members_app, name="members")
 app.add_typer(keys_app, name="keys")
 app.add_typer(audit_app, name="audit")
+channels_app = typer.Typer(no_args_is_help=True, help="Connected social accounts.")
+app.add_typer(channels_app, name="channels")
+analytics_app = typer.Typer(no_args_is_help=True, help="Analytics history.")
+app.add_typer(analytics_app, name="analytics")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 
@@ -257,6 +261,106 @@ def audit_verify(
     _emit(as_json, {"entries": result.entries, "ok": True}, f"{result.entries} entries; chain ok")
 
 
+@channels_app.command("connect")
+def channels_connect(
+    provider: Annotated[str, typer.Argument(help="Provider id: sandbox, bluesky, x, ...")],
+    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    name: Annotated[str, typer.Option("--name", help="A name for the channel.")],
+    handle: Annotated[
+        str | None, typer.Option("--handle", help="The account's handle on the network.")
+    ] = None,
+    simulated: Annotated[
+        bool,
+        typer.Option(
+            "--simulated",
+            help="Validate by the provider's real rules, publish through the sandbox simulator.",
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Connect a channel (sandbox, or any provider with --simulated); prints its id."""
+    from pressroom.channels import service as channels
+
+    async def work(runtime: Runtime) -> uuid.UUID:
+        org_id = _uuid(org, "--org")
+        async with unit_of_work(runtime.sessions) as session:
+            if await session.get(Organization, org_id) is None:
+                raise CommandError("no such organization")
+            channel = await channels.connect(
+                session,
+                notifier=runtime.notifier,
+                retention_seconds=runtime.settings.webhook_retention_seconds,
+                box=runtime.box,
+                organization_id=org_id,
+                provider=provider,
+                name=name,
+                handle=handle,
+                simulated=simulated,
+            )
+            await _record(
+                session,
+                org_id,
+                "cli.channels.connect",
+                "channel",
+                channel.id,
+                {"provider": provider, "name": name, "handle": handle, "simulated": simulated},
+            )
+            return channel.id
+
+    channel_id = _run(work)
+    _emit(as_json, {"id": str(channel_id)}, f"channel {channel_id}")
+
+
+@analytics_app.command("import")
+def analytics_import(
+    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    file: Annotated[
+        str | None,
+        typer.Argument(help="JSON lines, one published post each ('-' reads stdin)."),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Instead of a file: about 90 days of demo history.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Import published history with its metrics; all lines or none."""
+    from pressroom.analytics import demo as analytics_demo
+    from pressroom.analytics import importer
+
+    if (file is None) == (not demo):
+        _fail("give either FILE or --demo")
+
+    async def work(runtime: Runtime) -> int:
+        org_id = _uuid(org, "--org")
+        async with unit_of_work(runtime.sessions) as session:
+            if await session.get(Organization, org_id) is None:
+                raise CommandError("no such organization")
+            if demo:
+                imported = await analytics_demo.create_demo_history(session, org_id)
+            else:
+                assert file is not None
+                try:
+                    if file == "-":
+                        imported = await importer.import_history(session, org_id, sys.stdin)
+                    else:
+                        with open(file, encoding="utf-8") as lines:  # noqa: ASYNC230
+                            imported = await importer.import_history(session, org_id, lines)
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise CommandError(f"cannot read {file}: {exc}") from None
+            await _record(
+                session,
+                org_id,
+                "cli.analytics.import",
+                "organization",
+                org_id,
+                {"imported": imported, "source": "demo" if demo else "file"},
+            )
+            return imported
+
+    imported = _run(work)
+    _emit(as_json, {"imported": imported}, f"imported {imported} published posts")
+
+
 DEMO_EMAIL = "owner@demo.pressroom.example"
 
 
@@ -301,6 +405,52 @@ async def create_demo(runtime: Runtime) -> dict[str, str]:
 DEMO_HOOKS: list[Callable[[Any, uuid.UUID], Awaitable[None]]] = []
 
 
+async def _demo_channels(session: Any, organization_id: uuid.UUID) -> None:
+    """A sandbox channel and a simulated Bluesky channel, so the demo can publish at once."""
+    from pressroom.channels import service as channels
+    from pressroom.kit.notify import Notifier
+
+    made = await channels.connect_demo_channels(
+        session,
+        # No endpoint exists yet to wake; the events are written all the same.
+        notifier=Notifier(),
+        retention_seconds=Settings().webhook_retention_seconds,
+        organization_id=organization_id,
+    )
+    for channel in made:
+        await _record(
+            session,
+            organization_id,
+            "cli.channels.connect",
+            "channel",
+            channel.id,
+            {"provider": channel.provider, "name": channel.name, "simulated": channel.simulated},
+        )
+
+
+DEMO_HOOKS.insert(0, _demo_channels)
+
+
+async def _demo_analytics(session: Any, organization_id: uuid.UUID) -> None:
+    """About 90 days of published history on the demo channels, for the analytics charts."""
+    from pressroom.analytics.demo import create_demo_history
+
+    imported = await create_demo_history(session, organization_id)
+    if imported:
+        await _record(
+            session,
+            organization_id,
+            "cli.analytics.import",
+            "organization",
+            organization_id,
+            {"imported": imported, "source": "demo"},
+        )
+
+
+# After the channels: the history goes on the demo's sandbox channels.
+DEMO_HOOKS.append(_demo_analytics)
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
@@ -328,6 +478,8 @@ def serve(
             f"  Organization: {created['organizationId']}\n"
             f"  Owner API key (all scopes, shown once): {created['key']}\n"
             f"  Try: curl -H 'Authorization: Bearer {created['key']}' {base}/api/v1/tenant\n"
+            f"  Channels (the Sandbox one publishes at once): curl -H 'Authorization: Bearer "
+            f"{created['key']}' {base}/api/v1/channels\n"
             f"  Docs: {base}/docs",
         )
         sys.stdout.flush()

@@ -6,7 +6,7 @@ import re
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import ByteSize, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -35,12 +35,26 @@ class Settings(BaseSettings):
     webhook_resolve: str | None = None
     webhook_ca_bundle: str | None = None
     media_storage: str | None = None
+    # Upload size limits (contract section 7); bytes, or a size such as `20MiB`.
+    media_max_image_bytes: ByteSize = Field(default=ByteSize(20 * 2**20), gt=0)
+    media_max_gif_bytes: ByteSize = Field(default=ByteSize(15 * 2**20), gt=0)
+    media_max_video_bytes: ByteSize = Field(default=ByteSize(2**30), gt=0)
+    media_max_request_bytes: ByteSize = Field(default=ByteSize(2 * 2**30), gt=0)
     idempotency_retention_seconds: int = 86400
     log_level: str = "INFO"
     # FastAPI's native OpenTelemetry spans and metrics (off unless asked for).
     telemetry: bool = False
     # Connections per process; API and worker nodes each hold their own pool.
     database_pool_size: int = Field(default=20, ge=1)
+    # The sandbox simulator's round trip per call, to make it behave like a network.
+    sandbox_latency_ms: float = Field(default=0.0, ge=0)
+    # How long a publisher worker owns a claimed target before another may take it over.
+    publisher_lease_seconds: float = Field(default=60.0, gt=0)
+    # Seconds before each retry of a retryable provider error; its length is the number of
+    # retries, so a target gets at most len + 1 attempts.
+    publisher_retry_schedule: str = "10,60,300,1800"
+    # Publishes in flight at once per worker process (each is mostly waiting on the network).
+    publisher_concurrency: int = Field(default=32, ge=1, le=1000)
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod
@@ -48,12 +62,21 @@ class Settings(BaseSettings):
         parse_rate(value)
         return value
 
-    @field_validator("webhook_retry_schedule")
+    @field_validator("webhook_retry_schedule", "publisher_retry_schedule")
     @classmethod
     def _check_schedule(cls, value: str) -> str:
         parts = [p.strip() for p in value.split(",") if p.strip()]
         if any(float(p) < 0 for p in parts):
             raise ValueError("retry delays must be non-negative seconds")
+        return value
+
+    @field_validator("media_storage")
+    @classmethod
+    def _check_media_storage(cls, value: str | None) -> str | None:
+        if not value:
+            return None  # set but empty: the default
+        if not value.startswith(("file://", "s3://")):
+            raise ValueError("expected file://PATH or s3://BUCKET/PREFIX")
         return value
 
     @cached_property
@@ -68,6 +91,10 @@ class Settings(BaseSettings):
     def retry_delays(self) -> tuple[float, ...]:
         return tuple(float(p) for p in self.webhook_retry_schedule.split(",") if p.strip())
 
+    @cached_property
+    def publisher_retry_delays(self) -> tuple[float, ...]:
+        return tuple(float(p) for p in self.publisher_retry_schedule.split(",") if p.strip())
+
     @property
     def resolved_data_dir(self) -> Path:
         return self.data_dir.expanduser().resolve()
@@ -77,6 +104,11 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.resolved_data_dir / 'pressroom.db'}"
+
+    @property
+    def media_storage_url(self) -> str:
+        """Where media live: the setting, else the `media` directory of the data dir."""
+        return self.media_storage or (self.resolved_data_dir / "media").as_uri()
 
     @property
     def is_sqlite(self) -> bool:

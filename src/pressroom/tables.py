@@ -1,5 +1,11 @@
 """Imports every domain's tables, so Base.metadata is complete for migrations and tests."""
 
+from pressroom.analytics.models import (
+    MetricChannelState,
+    MetricPoll,
+    MetricSnapshot,
+    TargetMetrics,
+)
 from pressroom.audit.models import AuditEntry, AuditHead
 from pressroom.auth.models import ApiKey
 from pressroom.channels.models import Channel
@@ -7,6 +13,7 @@ from pressroom.db import Base
 from pressroom.kit.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.publishing.models import SandboxPublication
 from pressroom.tenant.models import Member, Organization
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
@@ -22,10 +29,15 @@ __all__ = [
     "IdempotencyRecord",
     "MediaAsset",
     "Member",
+    "MetricChannelState",
+    "MetricPoll",
+    "MetricSnapshot",
     "Organization",
     "Post",
     "PostTag",
     "PostTarget",
     "PostTopic",
+    "SandboxPublication",
+    "TargetMetrics",
     "WebhookEndpoint",
 ]

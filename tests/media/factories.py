@@ -178,6 +178,16 @@ def audio_only_mp4_bytes() -> bytes:
     return _encode_video("mp4", None, "aac")
 
 
+def padded_mp4_bytes(total_size: int) -> bytes:
+    """`mp4_bytes` followed by a `free` box (ISO/IEC 14496-12 padding) up to `total_size`:
+    a valid MP4 of any size without encoding anything more."""
+    content = mp4_bytes()
+    padding = total_size - len(content)
+    if padding < 8:
+        raise ValueError(f"an MP4 of {total_size} bytes cannot hold the video")
+    return content + struct.pack(">I", padding) + b"free" + bytes(padding - 8)
+
+
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 

@@ -291,9 +291,9 @@ async def test_file_over_its_limit_is_413_while_streaming_and_stages_nothing(
 
     assert caught.value.code == "payload_too_large"
     assert caught.value.detail == 'File "huge.png" exceeds the image size limit of 1 MiB.'
-    # Headers and the PNG, then 16 chunks of 64 KiB: the 17th chunk crosses 1 MiB, and nothing
-    # after it was read.
-    assert stream.consumed == 17 < len(stream.chunks)
+    # Headers and the PNG, then 16 chunks of 64 KiB: the 17th chunk crosses 1 MiB. The parser
+    # works one batch behind the reader, so at most one more chunk was read, and nothing after.
+    assert stream.consumed <= 18 < len(stream.chunks)
     assert leftovers(staging) == []
 
 

@@ -3,13 +3,10 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-from collections.abc import Iterator
 from contextlib import aclosing
 from pathlib import Path
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from pressroom.media import storage as storage_module
 from pressroom.media.storage import (
@@ -183,32 +180,10 @@ def test_other_storage_urls_are_rejected(url: str) -> None:
 # -- S3, against a real moto server on loopback ---------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def moto_endpoint() -> Iterator[str]:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-
-
 @pytest.fixture
-def s3_storage(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> S3Storage:
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-    bucket = f"media-{os.urandom(4).hex()}"
-    boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1").create_bucket(
-        Bucket=bucket
-    )
+def s3_storage(moto_endpoint: str, s3_bucket: str) -> S3Storage:
     # 5 MiB is S3's smallest part size: the 12 MiB file below goes up in three parts.
-    return S3Storage(bucket, "media/", endpoint_url=moto_endpoint, part_size=5 * MiB)
+    return S3Storage(s3_bucket, "media/", endpoint_url=moto_endpoint, part_size=5 * MiB)
 
 
 async def test_s3_round_trip_of_a_multipart_upload(s3_storage: S3Storage, tmp_path: Path) -> None:

@@ -94,7 +94,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self.wfile.write(scripted.body)
         finally:
-            receiver._finished()
+            receiver._finished(request.path)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _serve
 
@@ -183,6 +183,9 @@ class WebhookReceiver:
         self._lock = threading.Condition()
         self._requests: list[RecordedRequest] = []
         self._script: deque[ScriptedResponse] = deque()
+        self._path_scripts: dict[str, deque[ScriptedResponse]] = {}
+        self._path_in_flight: dict[str, int] = {}
+        self.max_in_flight_by_path: dict[str, int] = {}
         self._default = ScriptedResponse()
         self._accepted_count = 0
         self._in_flight = 0
@@ -266,8 +269,10 @@ class WebhookReceiver:
         location: str | None = None,
         retry_after: str | int | None = None,
         times: int = 1,
+        path: str | None = None,
     ) -> None:
-        """Queue the reply for the next `times` requests (in arrival order)."""
+        """Queue the reply for the next `times` requests (in arrival order); with `path`,
+        for the next requests to that path only (these scripts are used first)."""
         all_headers = dict(headers or {})
         if location is not None:
             all_headers["Location"] = location
@@ -275,7 +280,10 @@ class WebhookReceiver:
             all_headers["Retry-After"] = str(retry_after)
         scripted = ScriptedResponse(status, body, all_headers, delay, chunk_delay)
         with self._lock:
-            self._script.extend([scripted] * times)
+            if path is None:
+                self._script.extend([scripted] * times)
+            else:
+                self._path_scripts.setdefault(path, deque()).extend([scripted] * times)
 
     def set_default_response(self, status: int = 200, *, body: bytes = b"") -> None:
         """The reply once the scripted queue is empty."""
@@ -312,6 +320,10 @@ class WebhookReceiver:
         with self._lock:
             self._requests.clear()
             self._script.clear()
+            self._path_scripts.clear()
+            self._path_in_flight.clear()
+            self.max_in_flight_by_path.clear()
+            self.max_in_flight = 0
             self._default = ScriptedResponse()
 
     # called from the server threads
@@ -330,9 +342,19 @@ class WebhookReceiver:
             self._requests.append(request)
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            in_path = self._path_in_flight.get(request.path, 0) + 1
+            self._path_in_flight[request.path] = in_path
+            self.max_in_flight_by_path[request.path] = max(
+                self.max_in_flight_by_path.get(request.path, 0), in_path
+            )
             self._lock.notify_all()
+            for_path = self._path_scripts.get(request.path)
+            if for_path:
+                return for_path.popleft()
             return self._script.popleft() if self._script else self._default
 
-    def _finished(self) -> None:
+    def _finished(self, path: str) -> None:
         with self._lock:
             self._in_flight -= 1
+            if path in self._path_in_flight:
+                self._path_in_flight[path] -= 1

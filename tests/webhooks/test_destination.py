@@ -55,7 +55,6 @@ HOSTILE = [
     ("bad ipv6", "https://[::g]/hook"),
     ("circled letter", "https://\u24dbocalhost/hook"),  # NFKC would make it "localhost"
     ("fullwidth idna", "https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com/hook"),
-    ("single label", "https://intranet/hook"),
     ("too long", "https://example.com/" + "a" * 2040),
     # local names
     ("localhost", "https://localhost/hook"),
@@ -66,8 +65,10 @@ HOSTILE = [
     ("dot local", "https://printer.local/hook"),
     ("dot internal", "https://metadata.google.internal/hook"),
     ("home.arpa", "https://router.home.arpa/hook"),
-    ("localdomain", "https://box.localdomain/hook"),
-    ("reverse zone", "https://1.0.0.127.in-addr.arpa/hook"),
+    ("bare internal", "https://internal/hook"),
+    ("bare local", "https://local/hook"),
+    ("upper dot local", "https://Printer.LOCAL./hook"),
+    ("idna localhost", "https://xn--lcalhost-g1a.localhost/hook"),
     # IPv4 literals
     ("loopback", "https://127.0.0.1/hook"),
     ("loopback range", "https://127.255.0.9/hook"),
@@ -147,6 +148,21 @@ GOOD = [
     "https://example.com/" + "a" * (2048 - len("https://example.com/")),
 ]
 
+# Names outside the contract's list are accepted as text: none of them can reach a non-public
+# address unnoticed, because every attempt resolves the name and vets each answer.
+RESERVED_BUT_ACCEPTED = [
+    "https://receiver.test/hook",
+    "https://hooks.example/hook",
+    "https://nothing.invalid/hook",
+    "https://example.org/hook",
+    "https://shop.onion/hook",
+    "https://nas.lan/hook",
+    "https://intranet/hook",
+    "https://box.localdomain/hook",
+    "https://1.0.0.127.in-addr.arpa/hook",
+    "https://my-service.corp/hook",
+]
+
 
 @pytest.mark.parametrize(("name", "url"), HOSTILE, ids=[name for name, _ in HOSTILE])
 def test_hostile_destination_is_rejected(name: str, url: str) -> None:
@@ -163,6 +179,36 @@ def test_hostile_list_is_large_and_distinct() -> None:
 @pytest.mark.parametrize("url", GOOD)
 def test_public_https_destination_is_accepted(url: str) -> None:
     assert check_destination_url(url) == []
+
+
+@pytest.mark.parametrize("url", RESERVED_BUT_ACCEPTED)
+def test_reserved_names_outside_the_contract_list_are_accepted(url: str) -> None:
+    assert check_destination_url(url) == []
+
+
+def test_host_listed_in_resolve_overrides_is_accepted() -> None:
+    assert check_destination_url("https://localhost/hook", {"localhost"}) == []
+    assert check_destination_url("https://LocalHost./hook", {"localhost"}) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://localhost/hook", "must use https"),
+        ("https://u@localhost/hook", "must not contain credentials (user information)"),
+        ("https://localhost:8443/hook", "must not use a custom port (only 443)"),
+        ("https://localhost/hook?x", "must not contain a query string"),
+        ("https://localhost/hook#x", "must not contain a fragment"),
+    ],
+)
+def test_resolve_override_host_still_obeys_the_other_rules(url: str, reason: str) -> None:
+    assert reason in check_destination_url(url, {"localhost"})
+
+
+def test_resolve_override_does_not_admit_other_hosts() -> None:
+    assert check_destination_url("https://printer.local/hook", {"localhost"}) == [
+        "host printer.local is a local-only name"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -117,7 +117,10 @@ each field. Collections use keyset pagination (`pageSize` 1-100, default 25; opa
 
 Decisions where the specification is silent: an unknown route is a 404 `not_found` and a
 wrong method a 405 `method_not_allowed`, both as problem+json; requests without a key to
-documentation pages are counted per client address under the same policy as keys.
+documentation pages are counted per client address under the same policy as keys. A query
+parameter an operation does not take is a 400 `validation_failed` naming it (code
+`unknown_parameter`), like an unknown body field: a misspelt filter never silently widens a
+read.
 """
 
 

@@ -85,6 +85,26 @@ async def _reject_unexpected_body(request: Request) -> None:
         raise field_error("body", "unexpected_body", "this operation takes no body (or `{}`)")
 
 
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {param.alias for param in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def _reject_unknown_query(request: Request, known: frozenset[str]) -> None:
+    """A query parameter the operation does not take is a 400, like an unknown body field:
+    a misspelt filter (`page_size`, `channelID`) must not silently return everything."""
+    unknown = sorted({name for name in request.query_params if name not in known})
+    if unknown:
+        raise field_error(
+            unknown[0] or "query",
+            "unknown_parameter",
+            f"this operation takes no query parameter {unknown[0]!r}"
+            + (f" (allowed: {', '.join(sorted(known))})" if known else ""),
+        )
+
+
 class PressroomRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
@@ -98,6 +118,7 @@ class PressroomRoute(APIRoute):
         )
         # Multipart uploads compute their own fingerprint once the files are read.
         manual = extra.get("x-idempotency-fingerprint") == "files"
+        known_query = frozenset(_query_names(self.dependant))
 
         async def handler(request: Request) -> Response:
             runtime: Runtime = request.app.state.runtime
@@ -120,6 +141,7 @@ class PressroomRoute(APIRoute):
                     )
                     if outcome is not None:
                         return outcome
+                _reject_unknown_query(request, known_query)
                 # The transaction opens only if the operation touches the database.
                 unit = LazyUnitOfWork(runtime)
                 state.unit = unit

@@ -1,10 +1,11 @@
 """Stream a multipart/form-data upload to staging files, enforcing types and sizes on the way.
 
-The body is fed chunk by chunk to python-multipart's push parser; each file part goes straight to
-its own staging file through a buffered writer while its SHA-256 and size are computed, so memory
-stays flat whatever the file size. The type is sniffed from the first bytes and the size limits are
-checked as bytes arrive: an oversized upload is refused the moment it crosses its limit, without
-reading the rest of the body.
+The body is fed to python-multipart's push parser in batches of received pieces, on a worker
+thread, while the event loop receives the next batch; each file part goes straight to its own
+staging file while its SHA-256 and size are computed, so memory stays flat (a batch or two) whatever
+the file size. The type is sniffed from the first bytes and the size limits are checked as bytes
+arrive: an oversized upload is refused within one received piece of its limit, without reading the
+rest of the body.
 
 All or nothing (contract section 7): when any part is refused, every file staged for the request
 is deleted before the error propagates.
@@ -12,6 +13,8 @@ is deleted before the error propagates.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -22,11 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-import anyio.to_thread
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, MultipartState, parse_options_header
 
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.kit.errors import FieldError, PressroomError, field_error
 from pressroom.media.sniff import HEAD_BYTES, MediaKind, Sniffed, sniff
 
 if TYPE_CHECKING:
@@ -36,9 +38,14 @@ MiB = 1024 * 1024
 GiB = 1024 * MiB
 
 FIELD_NAME = "files"
-# Staged bytes pass through this buffer: large enough that the disk sees few big writes, small
-# enough that ten files in flight stay far below the memory a request may use.
-_WRITE_BUFFER = 256 * 1024
+# Small pieces (the multipart framing, a slow client's trickle) are gathered in this buffer so
+# the disk sees few small writes; pieces larger than it (a server hands over ~256 KB at a time)
+# go to the file directly, without a copy into the buffer.
+_WRITE_BUFFER = 64 * 1024
+# Received pieces are handed to the parsing thread in batches of up to this size: one thread
+# round trip per batch instead of per piece. A batch also ends where a size limit could be
+# crossed, so an oversized file is still refused within one piece of its limit.
+_BATCH_BYTES = 1024 * 1024
 _MAX_FILENAME_CHARS = 255
 
 
@@ -86,34 +93,96 @@ async def read_upload(
     if not boundary:
         raise _malformed("the multipart Content-Type has no boundary")
     receiver = _Receiver(staging_dir, limits)
+    feeder: _Feeder | None = None
     try:
-        parser = receiver.parser_for(boundary)
+        feeder = _Feeder(receiver.parser_for(boundary))
         received = 0
+        batch: list[bytes] = []
+        batched = 0
         async for chunk in stream:
             if not chunk:
                 continue
+            feeder.raise_if_failed()
             if received + len(chunk) > limits.request_bytes:
                 # Parse up to the limit first, so the error names the file it falls in.
                 allowed = limits.request_bytes - received
                 if allowed:
-                    await anyio.to_thread.run_sync(parser.write, chunk[:allowed])
+                    batch.append(chunk[:allowed])
+                await feeder.submit(batch)
+                await feeder.finish()
                 raise receiver.request_too_large()
             received += len(chunk)
-            # Parsing runs the callbacks, which write to disk: keep that off the event loop.
-            await anyio.to_thread.run_sync(parser.write, chunk)
-        if parser.state != MultipartState.END:
+            batch.append(chunk)
+            batched += len(chunk)
+            # The receiver's counts lag behind by the batch in flight: count it as spent.
+            if batched >= min(_BATCH_BYTES, receiver.headroom() - feeder.in_flight):
+                await feeder.submit(batch)
+                batch, batched = [], 0
+        await feeder.submit(batch)
+        await feeder.finish()
+        if feeder.parser.state != MultipartState.END:
             raise _malformed("the multipart body ended before its closing boundary")
         if not receiver.staged:
             raise field_error(FIELD_NAME, "required", "Send at least one file in `files`.")
         return list(receiver.staged)
-    except FormParserError as exc:
+    except BaseException as exc:
+        # Includes cancellation (client gone): nothing of this request may stay behind. The
+        # batch in flight is waited for first (blocking: a cancelled task cannot be relied on
+        # to await), or it could stage a file after the clean-up.
+        if feeder is not None:
+            feeder.abandon()
         receiver.discard()
-        raise _malformed(str(exc)) from exc
-    except BaseException:
-        # Includes cancellation (client gone): nothing of this request may stay behind. Done
-        # synchronously because a cancelled task cannot await a worker thread any more.
-        receiver.discard()
+        if isinstance(exc, FormParserError):
+            raise _malformed(str(exc)) from exc
         raise
+
+
+# The threads that parse, hash and write received batches (one batch per upload at a time).
+_PARSERS = concurrent.futures.ThreadPoolExecutor(
+    max_workers=min(32, (os.cpu_count() or 1) + 4), thread_name_prefix="pressroom-upload"
+)
+
+
+class _Feeder:
+    """Hands batches to the parser on a worker thread while the event loop receives the next
+    one, so receiving and parsing overlap; batches stay in order (one in flight at a time)."""
+
+    def __init__(self, parser: MultipartParser) -> None:
+        self.parser = parser
+        self.running: concurrent.futures.Future[None] | None = None
+        self.in_flight = 0  # bytes of the batch being parsed
+
+    async def submit(self, batch: list[bytes]) -> None:
+        await self.finish()
+        if batch:
+            self.running = _PARSERS.submit(_write_all, self.parser, batch)
+            self.in_flight = sum(len(piece) for piece in batch)
+
+    async def finish(self) -> None:
+        """Wait for the batch in flight; its error (a refused file) is raised here."""
+        if self.running is not None:
+            await asyncio.wrap_future(self.running)
+            self.running = None
+            self.in_flight = 0
+
+    def raise_if_failed(self) -> None:
+        """Raise a finished batch's error at once, without waiting for the next batch."""
+        running = self.running
+        if running is not None and running.done():
+            self.running = None
+            self.in_flight = 0
+            running.result()
+
+    def abandon(self) -> None:
+        """Block until the batch in flight has ended, whatever its outcome."""
+        if self.running is not None:
+            concurrent.futures.wait([self.running])
+            self.running = None
+
+
+def _write_all(parser: MultipartParser, pieces: list[bytes]) -> None:
+    for piece in pieces:
+        parser.write(piece)
 
 
 def discard_staged(files: Iterable[StagedFile]) -> None:
@@ -138,7 +207,8 @@ def sanitize_filename(raw: str) -> str:
     return name[:_MAX_FILENAME_CHARS] or "upload"
 
 
-def _format_size(size: int) -> str:
+def format_size(size: int) -> str:
+    """`20 MiB`, `64 KiB`, or `1234 bytes` when no unit divides it evenly."""
     for unit, factor in (("GiB", GiB), ("MiB", MiB), ("KiB", 1024)):
         if size >= factor and size % factor == 0:
             return f"{size // factor} {unit}"
@@ -149,10 +219,23 @@ def _malformed(reason: str) -> PressroomError:
     return field_error(FIELD_NAME, "malformed", f"The multipart body is malformed: {reason}.")
 
 
+def file_error(
+    code: str, index: int, filename: str, field_code: str, reason: str
+) -> PressroomError:
+    """A problem about one file: `detail` names it, `errors[0].field` says which part
+    (`files[2]`, counting the request's `files` parts from 0)."""
+    return PressroomError(
+        code,
+        detail=f'File "{filename}" {reason}.',
+        errors=[FieldError(f"{FIELD_NAME}[{index}]", field_code, reason)],
+    )
+
+
 class _Part:
     """The file part being received: its staging file, running hash and size, sniffed type."""
 
-    def __init__(self, filename: str, declared: str | None, staging_dir: Path) -> None:
+    def __init__(self, index: int, filename: str, declared: str | None, staging_dir: Path) -> None:
+        self.index = index
         self.filename = filename
         self.declared = declared
         fd, name = tempfile.mkstemp(prefix="upload-", suffix=".part", dir=staging_dir)
@@ -230,7 +313,7 @@ class _Receiver:
             )
         filename = sanitize_filename(params.get(b"filename", b"").decode("utf-8", "replace"))
         declared = self.headers.get("content-type") or None
-        self.current = _Part(filename, declared, self.staging_dir)
+        self.current = _Part(self.parts - 1, filename, declared, self.staging_dir)
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         part = self.current
@@ -252,7 +335,7 @@ class _Receiver:
         if part is None:  # pragma: no cover - parts always begin with headers
             return
         if part.size == 0:
-            raise PressroomError("unprocessable_media", detail=f'File "{part.filename}" is empty.')
+            raise file_error("unprocessable_media", part.index, part.filename, "empty", "is empty")
         sniffed = part.sniffed or self.sniff(part)
         self.check_size(part, sniffed)
         part.close()
@@ -270,13 +353,27 @@ class _Receiver:
 
     # -- checks and cleanup ----------------------------------------------------------------------
 
+    def headroom(self) -> int:
+        """How many more bytes can arrive before some file could cross its size limit: the rest
+        of the current file's allowance, and a whole allowance of the smallest kind for a file
+        whose type is not known yet (it may begin in the very next bytes). Read by the event
+        loop while a worker parses: the counts may lag, never run ahead."""
+        limits = self.limits
+        room = min(limits.image_bytes, limits.gif_bytes, limits.video_bytes)
+        part = self.current
+        if part is not None and part.sniffed is not None:
+            room = min(room, limits.for_kind(part.sniffed.kind) - part.size)
+        return room
+
     def sniff(self, part: _Part) -> Sniffed:
         sniffed = sniff(bytes(part.head))
         if sniffed is None:
-            raise PressroomError(
+            raise file_error(
                 "unsupported_media_type",
-                detail=f'File "{part.filename}" is not JPEG, PNG, WebP, GIF, MP4, QuickTime '
-                "or WebM.",
+                part.index,
+                part.filename,
+                "unsupported_type",
+                "is not JPEG, PNG, WebP, GIF, MP4, QuickTime or WebM",
             )
         return sniffed
 
@@ -284,22 +381,33 @@ class _Receiver:
         limit = self.limits.for_kind(sniffed.kind)
         if part.size > limit:
             label = {"image": "image", "gif": "GIF", "video": "video"}[sniffed.kind]
-            raise PressroomError(
+            raise file_error(
                 "payload_too_large",
-                detail=f'File "{part.filename}" exceeds the {label} size limit of '
-                f"{_format_size(limit)}.",
+                part.index,
+                part.filename,
+                "too_large",
+                f"exceeds the {label} size limit of {format_size(limit)}",
             )
 
     def request_too_large(self) -> PressroomError:
-        limit = _format_size(self.limits.request_bytes)
-        if self.current is not None:
-            detail = (
-                f"The request exceeds the size limit of {limit} while receiving "
-                f'file "{self.current.filename}".'
+        limit = format_size(self.limits.request_bytes)
+        part = self.current
+        if part is None:
+            return PressroomError(
+                "payload_too_large", detail=f"The request exceeds the size limit of {limit}."
             )
-        else:
-            detail = f"The request exceeds the size limit of {limit}."
-        return PressroomError("payload_too_large", detail=detail)
+        return PressroomError(
+            "payload_too_large",
+            detail=f"The request exceeds the size limit of {limit} while receiving "
+            f'file "{part.filename}".',
+            errors=[
+                FieldError(
+                    f"{FIELD_NAME}[{part.index}]",
+                    "too_large",
+                    f"the request exceeds the size limit of {limit} within this file",
+                )
+            ],
+        )
 
     def discard(self) -> None:
         if self.current is not None:

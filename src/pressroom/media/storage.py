@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote, urlsplit
 
 import anyio.to_thread
-import boto3
-from boto3.s3.transfer import TransferConfig
-from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:
+    from botocore.exceptions import ClientError
     from botocore.response import StreamingBody
     from mypy_boto3_s3 import S3Client
 
@@ -32,6 +30,10 @@ S3_ENDPOINT_ENV = "PRESSROOM_S3_ENDPOINT_URL"
 
 class MediaStorage(Protocol):
     """Stores media files under opaque keys like `org_123/med_456.mp4`."""
+
+    async def prepare_file(self, path: Path) -> None:
+        """Do what `put_file` will need done to a staged file and can start early (the caller
+        runs it while the file is being inspected); `put_file` stays correct without it."""
 
     async def put_file(self, key: str, path: Path) -> None:
         """Move a complete staged file into storage under `key` (the staged file is consumed)."""
@@ -71,6 +73,11 @@ class LocalStorage:
 
     def path_for(self, key: str) -> Path:
         return self.root / validate_key(key)
+
+    async def prepare_file(self, path: Path) -> None:
+        # Flushing a large file to disk is mostly waiting for the device: done while the file is
+        # decoded, it costs the upload little; the fsync in put_file then finds nothing to do.
+        await anyio.to_thread.run_sync(_fsync_path, path)
 
     async def put_file(self, key: str, path: Path) -> None:
         await anyio.to_thread.run_sync(self._put_file, self.path_for(key), path)
@@ -141,6 +148,11 @@ class S3Storage:
         *,
         part_size: int = 16 * 1024 * 1024,
     ) -> None:
+        # boto3 is imported here, not with the module: it takes a good second to import and
+        # only deployments that store media in S3 need it.
+        import boto3
+        from boto3.s3.transfer import TransferConfig
+
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         # A session of our own: boto3's default session is not safe to share across threads,
@@ -153,6 +165,9 @@ class S3Storage:
     def object_key(self, key: str) -> str:
         validate_key(key)
         return f"{self.prefix}/{key}" if self.prefix else key
+
+    async def prepare_file(self, path: Path) -> None:
+        """Nothing to prepare: the bytes are read from the staged file by put_file."""
 
     async def put_file(self, key: str, path: Path) -> None:
         await anyio.to_thread.run_sync(self._put_file, self.object_key(key), path)
@@ -172,6 +187,8 @@ class S3Storage:
             body.close()
 
     def _get_body(self, object_key: str) -> StreamingBody:
+        from botocore.exceptions import ClientError
+
         try:
             return self.client.get_object(Bucket=self.bucket, Key=object_key)["Body"]
         except ClientError as exc:
@@ -189,6 +206,8 @@ class S3Storage:
         return await anyio.to_thread.run_sync(self._exists, self.object_key(key))
 
     def _exists(self, object_key: str) -> bool:
+        from botocore.exceptions import ClientError
+
         try:
             self.client.head_object(Bucket=self.bucket, Key=object_key)
         except ClientError as exc:

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.db import Base, IdMixin, TimestampMixin
@@ -43,6 +43,9 @@ class Post(IdMixin, TimestampMixin, Base):
     media_ids: Mapped[dict[str, Any]] = mapped_column()  # {"ids": [...]}
     scheduled_at: Mapped[datetime | None] = mapped_column()
     status: Mapped[str] = mapped_column(String(32))
+    # What the author asked for: `draft` (nothing yet), `scheduled` (at scheduled_at) or `now`
+    # (publishNow). With the approval gate it decides what an unpublished target becomes.
+    publish_mode: Mapped[str] = mapped_column(String(16), default="draft", server_default="draft")
     # The AI model that wrote the text; null when a person did.
     model: Mapped[str | None] = mapped_column(String(100))
     approval_required: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -50,6 +53,9 @@ class Post(IdMixin, TimestampMixin, Base):
     approval_decided_by: Mapped[uuid.UUID | None] = mapped_column()
     approval_decided_at: Mapped[datetime | None] = mapped_column()
     created_by: Mapped[uuid.UUID | None] = mapped_column()
+    # The earliest publishedAt of its targets, kept by the publisher: with scheduled_at and
+    # created_at it is the post date that listPosts' start/end bound.
+    first_published_at: Mapped[datetime | None] = mapped_column()
     # Deleted posts answer 404 and leave every listing, analytics included.
     deleted_at: Mapped[datetime | None] = mapped_column()
 
@@ -92,6 +98,15 @@ class PostTarget(IdMixin, TimestampMixin, Base):
     __tablename__ = "post_targets"
     __table_args__ = (
         Index("ix_post_targets_due", "status", "next_attempt_at"),
+        # The publisher's queue in claim order: only queued targets, so a claim reads the
+        # first due entries and stops, however many targets are settled or waiting.
+        Index(
+            "ix_post_targets_queue",
+            "next_attempt_at",
+            "post_id",
+            postgresql_where=text("status IN ('scheduled', 'publishing')"),
+            sqlite_where=text("status IN ('scheduled', 'publishing')"),
+        ),
         Index("ix_post_targets_org_published", "organization_id", "published_at"),
         Index("ix_post_targets_channel", "channel_id"),
     )

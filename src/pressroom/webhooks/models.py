@@ -58,6 +58,10 @@ class Delivery(IdMixin, Base):
         Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
         Index("ix_webhook_deliveries_endpoint_created", "endpoint_id", "created_at", "id"),
         Index("ix_webhook_deliveries_expires_at", "expires_at"),
+        # Deleting an event (the purge) cascades here: without it each delete scans the table.
+        Index("ix_webhook_deliveries_event_id", "event_id"),
+        # The sweeper finds unexpired rows past their expiry without rereading expired ones.
+        Index("ix_webhook_deliveries_status_expires", "status", "expires_at"),
     )
 
     organization_id: Mapped[uuid.UUID] = mapped_column(

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import logging
+import socket
 import ssl
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 
@@ -32,7 +35,14 @@ from pressroom.webhooks.destination import (
     resolve_destination,
 )
 
+# httpx logs each request at INFO with its full URL. A webhook URL may carry a token in its path
+# (many receivers authenticate that way), and a line per delivery is noise: warnings only.
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
 USER_AGENT = "Pressroom-Webhooks/1"
+# httpcore writes a request's headers and body separately; without TCP_NODELAY the body waits
+# for the receiver to acknowledge the headers (Nagle's algorithm and delayed ACKs).
+SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 KEEPALIVE_EXPIRY_SECONDS = 15.0
 
 # Most specific first: the first match wins.
@@ -101,6 +111,11 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         address = await resolve_destination(host, port, self._overrides)
         self._vetted[key] = address
         return address
+
+    @property
+    def override_hosts(self) -> frozenset[str]:
+        """The names PRESSROOM_WEBHOOK_RESOLVE sends elsewhere (tests only)."""
+        return frozenset(self._overrides)
 
     def vetted_address(self, host: str, port: int) -> tuple[str, int] | None:
         """The address the next connection to `host:port` will use, if one is recorded."""
@@ -218,6 +233,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
                 http2=False,
                 retries=0,  # the delivery worker owns retries and their backoff
                 network_backend=self.network_backend,
+                socket_options=SOCKET_OPTIONS,
             )
             self._pools[origin] = pool
         return pool
@@ -281,7 +297,7 @@ class DeliveryClient(httpx.AsyncClient):
         httpx.ConnectError if the name does not resolve, httpx.ConnectTimeout if resolving
         takes longer than the client's timeout.
         """
-        reasons = check_destination_url(str(url))
+        reasons = _url_reasons(str(url), self.network_backend.override_hosts)
         if reasons:
             raise DestinationBlocked("; ".join(reasons))
         parsed = httpx.URL(url)
@@ -293,6 +309,10 @@ class DeliveryClient(httpx.AsyncClient):
             raise httpx.ConnectTimeout(f"resolving {host} timed out") from exc
         except OSError as exc:
             raise httpx.ConnectError(f"could not resolve {host}: {exc}") from exc
+
+
+# The URL text rules are pure: judging the same URL again at every attempt need not cost anything.
+_url_reasons = functools.lru_cache(maxsize=4096)(check_destination_url)
 
 
 def delivery_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from pressroom.analytics.worker import POLL_INTERVAL as METRICS_POLL_INTERVAL
+from pressroom.analytics.worker import MetricsPoller
 from pressroom.db import unit_of_work
 from pressroom.kit.idempotency import purge_expired
 from pressroom.kit.notify import wait_for_work
+from pressroom.media.worker import SWEEP_INTERVAL_SECONDS, sweep_staging
+from pressroom.posts.service import PUBLISHER_CHANNEL
+from pressroom.publishing.worker import publish_due_targets
+from pressroom.webhooks.worker import webhook_loops
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime
@@ -34,6 +40,8 @@ class Loop:
     interval: float = 1.0
     # Notification channel that wakes the loop early, if any.
     channel: str | None = None
+    # Called once when the loop stops (after its last batch), to finish work it holds.
+    on_stop: Callable[[Runtime], Awaitable[None]] | None = None
 
 
 async def _purge_idempotency(runtime: Runtime) -> bool:
@@ -47,7 +55,13 @@ async def _purge_idempotency(runtime: Runtime) -> bool:
 
 def default_loops() -> list[Loop]:
     """Every loop a worker node runs. Domains add theirs here."""
-    return [Loop("idempotency-sweeper", _purge_idempotency, interval=600.0)]
+    return [
+        Loop("idempotency-sweeper", _purge_idempotency, interval=600.0),
+        Loop("media-staging-sweeper", sweep_staging, interval=SWEEP_INTERVAL_SECONDS),
+        *webhook_loops(),
+        Loop("publisher", publish_due_targets, interval=1.0, channel=PUBLISHER_CHANNEL),
+        Loop("metrics-poller", MetricsPoller(), interval=METRICS_POLL_INTERVAL),
+    ]
 
 
 class WorkerRunner:
@@ -82,6 +96,11 @@ class WorkerRunner:
                 await self._sleep(min(30.0, 0.5 * 2**failures))
             if not busy and not self._stopping.is_set():
                 await wait_for_work(waiter, loop.interval)
+        if loop.on_stop is not None:
+            try:
+                await loop.on_stop(self.runtime)
+            except Exception:
+                log.exception("worker loop failed to stop cleanly", extra={"loop": loop.name})
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):

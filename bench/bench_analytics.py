@@ -1,0 +1,445 @@
+"""getAnalytics over 200,000 published targets vs. the same aggregates in one hand-written
+SQL statement (issue 6).
+
+Loads one organization's year of history into a fresh PostgreSQL database with COPY:
+100,000 posts with 200,000 published targets on 12 channels of ten providers, each target
+with 8 metrics (its latest values and one snapshot), campaign tags and topics. Then:
+
+- the API: Pressroom under uvicorn (one process, pinned to CPU 0), one client sending a
+  90-day query with its previous-period comparison, every breakdown and page 1 of posts
+  (timezone Europe/Berlin, weekly buckets), sequentially; p50 and p95 latency;
+- the floor: the same aggregates as one hand-written PostgreSQL statement, run directly
+  through asyncpg in the same run, interleaved with the API rounds; p50 and p95.
+
+Targets: API p95 under 300 ms and within 2x of the floor's.
+
+    uv run python bench/bench_analytics.py [--requests 60] [--targets 200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ROOT, free_port, fresh_postgres_database, server
+
+# (provider, content kinds) of the 12 channels.
+CHANNELS = [
+    ("x", ["post"]),
+    ("x", ["post"]),
+    ("linkedin", ["post"]),
+    ("facebook", ["post", "reel", "story"]),
+    ("instagram", ["post", "reel", "story", "carousel"]),
+    ("instagram", ["post", "reel", "carousel"]),
+    ("threads", ["post"]),
+    ("bluesky", ["post"]),
+    ("mastodon", ["post"]),
+    ("tiktok", ["video"]),
+    ("youtube", ["video", "short"]),
+    ("sandbox", ["post"]),
+]
+CAMPAIGNS = [f"campaign-{i:02d}" for i in range(40)]
+TOPICS = [f"topic-{i:02d}" for i in range(30)]
+MODELS = [None, None, "gpt-5", "claude-sonnet-4.5", "gemini-2.5-pro"]
+APPROVALS = ["not_required", "not_required", "approved", "rejected"]
+RAW = ["impressions", "reach", "views", "likes", "comments", "shares", "saves", "clicks"]
+HISTORY_DAYS = 365
+TIMEZONE = "Europe/Berlin"
+
+
+def uuid7_at(moment: datetime, rng: random.Random) -> uuid.UUID:
+    """A UUIDv7 for a time in the past (ids of history are as old as the history)."""
+    millis = int(moment.timestamp() * 1000)
+    value = (millis << 80) | (0x7 << 76) | (rng.getrandbits(12) << 64)
+    value |= (0b10 << 62) | rng.getrandbits(62)
+    return uuid.UUID(int=value)
+
+
+async def load(database_url: str, organization_id: uuid.UUID, targets: int) -> dict[str, Any]:
+    """COPY the history in; returns counts and seconds taken."""
+    import asyncpg
+
+    rng = random.Random(6)
+    now = datetime.now(UTC)
+    connection = await asyncpg.connect(database_url)
+    # The rows are consistent by construction: skip the per-row foreign-key triggers, as a
+    # restore does (pg_restore --disable-triggers).
+    await connection.execute("SET session_replication_role = replica")
+    started = time.perf_counter()
+    try:
+        channel_rows, channel_kinds = [], []
+        for index, (provider, kinds) in enumerate(CHANNELS):
+            channel_id = uuid7_at(now - timedelta(days=HISTORY_DAYS + 1), rng)
+            channel_rows.append(
+                (
+                    channel_id, organization_id, provider, f"{provider} {index}", f"h{index}",
+                    False, "healthy", now, now, now, now,
+                )
+            )  # fmt: skip
+            channel_kinds.append((channel_id, provider, kinds))
+        await connection.copy_records_to_table(
+            "channels",
+            records=channel_rows,
+            columns=[
+                "id", "organization_id", "provider", "name", "handle", "simulated",
+                "health_state", "connected_at", "created_at", "updated_at", "health_checked_at",
+            ],
+        )  # fmt: skip
+        post_rows, tag_rows, topic_rows, target_rows, metric_rows, snapshot_rows = (
+            [], [], [], [], [], []
+        )  # fmt: skip
+        made = 0
+        while made < targets:
+            published = now - timedelta(seconds=rng.uniform(0, HISTORY_DAYS * 86400))
+            post_id = uuid7_at(published, rng)
+            approval = rng.choice(APPROVALS)
+            post_rows.append(
+                (
+                    post_id, organization_id, "text", '{"ids": []}', "published",
+                    rng.choice(MODELS), approval != "not_required", approval, published,
+                    published, published,
+                )
+            )  # fmt: skip
+            for position, tag in enumerate(rng.sample(CAMPAIGNS, rng.choice([0, 1, 1, 2, 3]))):
+                tag_rows.append((post_id, tag, organization_id, position))
+            for position, topic in enumerate(rng.sample(TOPICS, rng.choice([0, 1, 2]))):
+                topic_rows.append((post_id, topic, organization_id, position))
+            fan_out = min(targets - made, rng.choice([1, 2, 2, 3]))
+            for channel_id, provider, kinds in rng.sample(channel_kinds, fan_out):
+                target_id = uuid7_at(published, rng)
+                at = published + timedelta(seconds=rng.uniform(0, 5))
+                target_rows.append(
+                    (
+                        target_id, organization_id, post_id, channel_id, provider,
+                        rng.choice(kinds), "{}", "published", at, f"p{made}", 1, 1, at, at,
+                    )
+                )  # fmt: skip
+                impressions = int(rng.lognormvariate(7, 1.2))
+                values = [
+                    impressions,
+                    int(impressions * rng.uniform(0.5, 0.9)),
+                    int(impressions * rng.uniform(0.2, 0.7)),
+                    int(impressions * rng.uniform(0.01, 0.08)),
+                    int(impressions * rng.uniform(0.0, 0.01)),
+                    int(impressions * rng.uniform(0.0, 0.01)),
+                    int(impressions * rng.uniform(0.0, 0.01)),
+                    int(impressions * rng.uniform(0.0, 0.03)),
+                ]
+                captured = min(now, at + timedelta(days=30))
+                metric_rows.append((target_id, organization_id, at, captured, *values))
+                snapshot_rows.append(
+                    (
+                        uuid7_at(captured, rng),
+                        organization_id,
+                        target_id,
+                        captured,
+                        "import",
+                        *values,
+                    )
+                )
+                made += 1
+        tables = [
+            ("posts", post_rows, [
+                "id", "organization_id", "text", "media_ids", "status", "model",
+                "approval_required", "approval_status", "first_published_at", "created_at",
+                "updated_at",
+            ]),
+            ("post_tags", tag_rows, ["post_id", "value", "organization_id", "position"]),
+            ("post_topics", topic_rows, ["post_id", "value", "organization_id", "position"]),
+            ("post_targets", target_rows, [
+                "id", "organization_id", "post_id", "channel_id", "provider", "content_kind",
+                "options", "status", "published_at", "provider_post_id", "attempts",
+                "schedule_version", "created_at", "updated_at",
+            ]),
+            ("target_metrics", metric_rows, [
+                "target_id", "organization_id", "published_at", "captured_at", *RAW,
+            ]),
+            ("metric_snapshots", snapshot_rows, [
+                "id", "organization_id", "target_id", "captured_at", "source", *RAW,
+            ]),
+        ]  # fmt: skip
+        generated = time.perf_counter() - started
+        # Secondary indexes are built once after the COPY rather than row by row during it
+        # (as pg_restore does); primary keys stay, so duplicates would still be refused.
+        names = [table for table, _, _ in tables]
+        secondary = await connection.fetch(
+            """SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS ddl
+               FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+               WHERE c.relname = ANY($1::text[]) AND NOT i.indisprimary AND NOT i.indisunique""",
+            names,
+        )
+        for index in secondary:
+            await connection.execute(f'DROP INDEX "{index["name"]}"')
+        copied = {}
+        for table, rows, columns in tables:
+            began = time.perf_counter()
+            await connection.copy_records_to_table(table, records=rows, columns=columns)
+            copied[table] = round(time.perf_counter() - began, 2)
+        began = time.perf_counter()
+        for index in secondary:
+            await connection.execute(index["ddl"])
+        copied["secondary indexes"] = round(time.perf_counter() - began, 2)
+        loaded = time.perf_counter() - started
+        # What autovacuum does to a table that just grew: statistics and the visibility map.
+        await connection.execute("VACUUM ANALYZE")
+        return {
+            "posts": len(post_rows),
+            "targets": len(target_rows),
+            "tags": len(tag_rows),
+            "topics": len(topic_rows),
+            "load_seconds": round(loaded, 2),
+            "generate_seconds": round(generated, 2),
+            "copy_seconds": copied,
+            "vacuum_analyze_seconds": round(time.perf_counter() - started - loaded, 2),
+        }
+    finally:
+        await connection.close()
+
+
+def floor_statement() -> str:
+    """The same aggregates as the API computes, written by hand for PostgreSQL only: the
+    targets of both ranges once (weekly buckets by `date_trunc` in the timezone, no bucket
+    table), then every section from them, and page 1 of posts by publishedAt. (A variant
+    with GROUPING SETS measured slower on this machine.)"""
+    metrics = ", ".join(f"coalesce(m.{m}, 0) AS {m}" for m in RAW)
+    sums = ", ".join(f"sum({m}) AS {m}" for m in RAW)
+    zeros = ", ".join("0" for _ in RAW)
+    return f"""
+    WITH base AS MATERIALIZED (
+        SELECT 0 AS prev, t.post_id, t.channel_id, t.content_kind, t.published_at,
+               date_trunc('week', t.published_at AT TIME ZONE $6) AS bucket, {metrics}
+        FROM post_targets t
+        LEFT JOIN target_metrics m ON m.target_id = t.id AND m.organization_id = $1
+             AND m.published_at BETWEEN $2 AND $3
+        WHERE t.organization_id = $1 AND t.status = 'published'
+          AND t.published_at BETWEEN $2 AND $3
+          AND NOT EXISTS (SELECT 1 FROM posts d WHERE d.id = t.post_id AND d.deleted_at IS NOT NULL)
+        UNION ALL
+        SELECT 1, t.post_id, t.channel_id, t.content_kind, t.published_at, NULL, {metrics}
+        FROM post_targets t
+        LEFT JOIN target_metrics m ON m.target_id = t.id AND m.organization_id = $1
+             AND m.published_at BETWEEN $4 AND $5
+        WHERE t.organization_id = $1 AND t.status = 'published'
+          AND t.published_at BETWEEN $4 AND $5
+          AND NOT EXISTS (SELECT 1 FROM posts d WHERE d.id = t.post_id AND d.deleted_at IS NOT NULL)
+    ),
+    cells AS MATERIALIZED (
+        SELECT prev, bucket, channel_id, content_kind, {sums}
+        FROM base GROUP BY prev, bucket, channel_id, content_kind
+    ),
+    per_post AS MATERIALIZED (
+        SELECT prev, post_id, min(published_at) AS first_at, {sums}
+        FROM base GROUP BY prev, post_id
+    ),
+    dims AS MATERIALIZED (
+        SELECT pp.prev, p.model, p.approval_status, count(*) AS posts,
+               {", ".join(f"sum(pp.{m}) AS {m}" for m in RAW)}
+        FROM per_post pp JOIN posts p ON p.id = pp.post_id AND p.organization_id = $1
+        GROUP BY pp.prev, p.model, p.approval_status
+    )
+    SELECT 'timeseries', prev, bucket::text, NULL::bigint, NULL::timestamptz, {sums}
+      FROM cells WHERE prev = 0 GROUP BY prev, bucket
+    UNION ALL SELECT 'channels', prev, channel_id::text, NULL, NULL, {sums}
+      FROM cells GROUP BY prev, channel_id
+    UNION ALL SELECT 'contentKinds', prev, content_kind, NULL, NULL, {sums}
+      FROM cells GROUP BY prev, content_kind
+    UNION ALL SELECT 'channelPosts', prev, channel_id::text, count(*), NULL, {zeros}
+      FROM (SELECT DISTINCT prev, channel_id, post_id FROM base) x GROUP BY prev, channel_id
+    UNION ALL SELECT 'kindPosts', prev, content_kind, count(*), NULL, {zeros}
+      FROM (SELECT DISTINCT prev, content_kind, post_id FROM base) x GROUP BY prev, content_kind
+    UNION ALL SELECT 'totals', prev, NULL, sum(posts), NULL, {sums} FROM dims GROUP BY prev
+    UNION ALL SELECT 'models', prev, model, sum(posts), NULL, {sums} FROM dims GROUP BY prev, model
+    UNION ALL SELECT 'approvals', prev, approval_status, sum(posts), NULL, {sums}
+      FROM dims GROUP BY prev, approval_status
+    UNION ALL SELECT 'campaigns', pp.prev, g.value, count(*), NULL,
+           {", ".join(f"sum(pp.{m})" for m in RAW)}
+      FROM per_post pp JOIN post_tags g ON g.post_id = pp.post_id AND g.organization_id = $1
+      GROUP BY pp.prev, g.value
+    UNION ALL SELECT 'topics', pp.prev, g.value, count(*), NULL,
+           {", ".join(f"sum(pp.{m})" for m in RAW)}
+      FROM per_post pp JOIN post_topics g ON g.post_id = pp.post_id AND g.organization_id = $1
+      GROUP BY pp.prev, g.value
+    UNION ALL (SELECT 'page', prev, post_id::text, NULL, first_at, {", ".join(RAW)}
+      FROM per_post WHERE prev = 0 ORDER BY first_at DESC, post_id DESC LIMIT 25)
+    """
+
+
+# What the API sets for its report transaction (analytics/query.py), set here for the floor
+# too, so both run under the same planner settings.
+FLOOR_SETTINGS = "SET work_mem = '64MB'; SET jit = off"
+
+
+class Floor:
+    """One connection and one prepared statement, as a tuned client would hold them."""
+
+    def __init__(self, database_url: str, args: tuple[Any, ...]) -> None:
+        self.database_url = database_url
+        self.args = args
+
+    async def __aenter__(self) -> Floor:
+        import asyncpg
+
+        self.connection = await asyncpg.connect(self.database_url)
+        await self.connection.execute(FLOOR_SETTINGS)
+        self.statement = await self.connection.prepare(floor_statement())
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.connection.close()
+
+    async def once(self) -> tuple[float, int]:
+        started = time.perf_counter()
+        rows = await self.statement.fetch(*self.args)
+        return time.perf_counter() - started, len(rows)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def figures(seconds: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(percentile(seconds, 0.5) * 1000, 1),
+        "p95_ms": round(percentile(seconds, 0.95) * 1000, 1),
+        "mean_ms": round(statistics.fmean(seconds) * 1000, 1),
+    }
+
+
+async def make_tenant(database_url: str, data_dir: Path) -> tuple[uuid.UUID, str]:
+    from tests.factories import make_tenant as make
+
+    from pressroom.config import Settings
+    from pressroom.runtime import Runtime
+
+    runtime = Runtime.build(
+        Settings(database_url=database_url, data_dir=data_dir, secret_key="bench-key-" + "b" * 32)
+    )
+    try:
+        tenant = await make(runtime, name="Bench analytics")
+        return tenant.organization_id, tenant.key
+    finally:
+        await runtime.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--targets", type=int, default=200_000)
+    args = parser.parse_args()
+    (ROOT / "bench" / "results").mkdir(exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    data_dir = ROOT / "bench" / "results" / "analytics-data"
+    with fresh_postgres_database() as database_url:
+        organization_id, key = asyncio.run(make_tenant(database_url, data_dir))
+        loaded = asyncio.run(load(database_url, organization_id, args.targets))
+        print(json.dumps({"loaded": loaded}), flush=True)
+        end = datetime.now(UTC).replace(microsecond=0)
+        start = end - timedelta(days=90)
+        previous_end = start - timedelta(seconds=1)
+        previous_start = previous_end - (end - start)
+        params = {"start": start.isoformat(), "end": end.isoformat(), "timezone": TIMEZONE}
+        floor_args = (organization_id, start, end, previous_start, previous_end, TIMEZONE)
+        env = {
+            "PRESSROOM_DATABASE_URL": database_url,
+            "PRESSROOM_DATA_DIR": str(data_dir),
+            "PRESSROOM_SECRET_KEY": "bench-key-" + "b" * 32,
+            "PRESSROOM_RATE_LIMIT": "100000000/60",
+        }
+        port = free_port()
+        api: list[float] = []
+        floor: list[float] = []
+        api_cpu: list[float] = []
+        floor_cpu: list[float] = []
+        body: dict[str, Any] = {}
+        with server(["--factory", "pressroom.app:create_app"], port, env, "/healthz") as process:
+            url = f"http://127.0.0.1:{port}/api/v1/analytics"
+            headers = {"Authorization": f"Bearer {key}"}
+
+            async def measure() -> None:
+                nonlocal body
+                async with (
+                    httpx.AsyncClient(headers=headers, timeout=30) as client,
+                    Floor(database_url, floor_args) as direct,
+                ):
+                    for _ in range(5):  # warm-up: connection pools, caches, plans
+                        (await client.get(url, params=params)).raise_for_status()
+                        await direct.once()
+                    # The API's database sessions (the floor's has no application name).
+                    backends = [
+                        row["pid"]
+                        for row in await direct.connection.fetch(
+                            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                            " AND application_name = 'pressroom'"
+                        )
+                    ]
+                    floor_backend = direct.connection.get_server_pid()
+                    # Interleaved, so drift in the machine's speed hits both alike.
+                    for _ in range(args.requests):
+                        spent = cpu_seconds([process.pid, *backends])
+                        started = time.perf_counter()
+                        response = await client.get(url, params=params)
+                        api.append(time.perf_counter() - started)
+                        api_cpu.append(cpu_seconds([process.pid, *backends]) - spent)
+                        response.raise_for_status()
+                        body = response.json()
+                        spent = cpu_seconds([floor_backend])
+                        floor.append((await direct.once())[0])
+                        floor_cpu.append(cpu_seconds([floor_backend]) - spent)
+
+            asyncio.run(measure())
+    api_figures, floor_figures = figures(api), figures(floor)
+    ratio = api_figures["p95_ms"] / floor_figures["p95_ms"]
+    summary = {
+        "machine": f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} CPUs",
+        "data": loaded,
+        "query": {**params, "comparison": "previous_period", "groupBy": "auto (week)"},
+        "requests": args.requests,
+        "api": api_figures,
+        "floor": floor_figures,
+        "p95_ratio_api_over_floor": round(ratio, 2),
+        # CPU time per request (server process and its database sessions; the floor's
+        # session): unlike latency, barely moved by other work on the machine.
+        "cpu_ms_median": {
+            "api": round(statistics.median(api_cpu) * 1000),
+            "floor": round(statistics.median(floor_cpu) * 1000),
+        },
+        "posts_in_range": body.get("posts", {}).get("totalItems"),
+        "targets": {
+            "p95 < 300 ms": api_figures["p95_ms"] < 300,
+            "p95 within 2x of floor": ratio <= 2.0,
+        },
+    }
+    (ROOT / "bench" / "results" / "analytics.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()

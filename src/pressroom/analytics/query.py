@@ -1,0 +1,471 @@
+"""The report's SQL: every aggregate in one statement, run by the database (SQLite and
+PostgreSQL alike), and one small statement for the details of the page of posts.
+
+The statement builds, as common table expressions:
+
+- `base`: one row per published target of a live post whose `publishedAt` lies in the
+  range (period 0) or the comparison range (period 1; the two may overlap, and a target in
+  both appears once in each), with its latest metric values (`target_metrics`, zero before
+  the first snapshot). Range rows come from joining the bucket bounds computed in Python to
+  `post_targets` on `published_at`: each row arrives with its time-series bucket, and each
+  bucket is one index range scan.
+- `cells`: the sums by (period, bucket, channel, content kind): few rows, from which the
+  time series and the channel and content-kind sums are rolled up.
+- `per_post`: the sums by (period, post), the one aggregation with a group per post; the
+  page of posts, the totals and every post-level breakdown (models, approvals, campaigns,
+  topics) come from it, with the posts' dimensions joined once per post.
+- the distinct posts per channel and per content kind (a post may have several targets on
+  one channel or of one kind), counted from `base`.
+
+The sections are glued with UNION ALL into rows of one shape:
+
+    (section, period, key, posts, first_at, raw metric sums...)
+
+Derived metrics are computed from these sums, never averaged (analytics/metrics.py)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    Float,
+    Integer,
+    Select,
+    String,
+    and_,
+    cast,
+    exists,
+    func,
+    literal,
+    null,
+    nulls_last,
+    select,
+    text,
+    union_all,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS
+from pressroom.analytics.models import TargetMetrics
+from pressroom.analytics.params import ReportQuery
+from pressroom.channels.models import Channel
+from pressroom.db import UTCDateTime
+from pressroom.kit.schema import as_utc
+from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+
+targets = PostTarget.__table__
+posts = Post.__table__
+latest = TargetMetrics.__table__
+tags = PostTag.__table__
+topics = PostTopic.__table__
+channels = Channel.__table__
+
+CURRENT, PREVIOUS = 0, 1
+# For the report's transaction on PostgreSQL. The statement hashes a few hundred thousand
+# rows: with the default 4 MB its hash tables spill to disk. And its cost estimate is far
+# above jit_above_cost, but compiling it to machine code takes longer than running it.
+_REPORT_SETTINGS = text(
+    "SELECT set_config('work_mem', '64MB', true), set_config('jit', 'off', true)"
+)
+
+
+@dataclass(frozen=True)
+class AggregateRow:
+    section: str
+    period: int
+    key: str | None
+    posts: int | None  # distinct posts; for a page row, its 1-based rank
+    first_at: datetime | None  # page rows: the earliest publishedAt of the post in range
+    sums: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PageDetails:
+    tags: dict[uuid.UUID, list[str]]
+    topics: dict[uuid.UUID, list[str]]
+    channel_ids: dict[uuid.UUID, list[uuid.UUID]]
+    model: dict[uuid.UUID, str | None]
+    approval: dict[uuid.UUID, str]
+    channel_names: dict[uuid.UUID, str]
+
+
+@asynccontextmanager
+async def report_connection(
+    engine: AsyncEngine, reader: AsyncEngine
+) -> AsyncIterator[AsyncConnection]:
+    """A connection for the report's read-only statements. PostgreSQL: a read-only
+    transaction with the settings above, local to it. SQLite: the runtime's autocommit
+    `reader`, as for the other read paths."""
+    if engine.dialect.name == "postgresql":
+        async with engine.connect() as connection, connection.begin():
+            await connection.execute(text("SET TRANSACTION READ ONLY"))
+            await connection.execute(_REPORT_SETTINGS)
+            yield connection
+    else:
+        async with reader.connect() as connection:
+            yield connection
+
+
+def _target_conditions(query: ReportQuery) -> list[ColumnElement[bool]]:
+    """Published targets of live posts of the organization, under the filters (AND across
+    parameters, OR within one)."""
+    conditions: list[ColumnElement[bool]] = [
+        targets.c.status == "published",
+        # Deleted posts are few: an anti-join against them (a partial index) is cheaper
+        # than joining every post here; the post-level pass joins posts anyway.
+        ~exists().where(posts.c.id == targets.c.post_id, posts.c.deleted_at.is_not(None)),
+    ]
+    if query.channel_ids:
+        conditions.append(targets.c.channel_id.in_(query.channel_ids))
+    if query.content_kinds:
+        conditions.append(targets.c.content_kind.in_(query.content_kinds))
+    if query.tag_values:
+        conditions.append(
+            exists().where(tags.c.post_id == targets.c.post_id, tags.c.value.in_(query.tag_values))
+        )
+    return conditions
+
+
+def _base_columns(bucket: Any, period: int) -> list[Any]:
+    return [
+        bucket.label("bucket"),
+        literal(period, Integer).label("period"),
+        targets.c.post_id,
+        targets.c.channel_id,
+        targets.c.content_kind,
+        targets.c.published_at,
+        *[func.coalesce(latest.c[key], 0).label(key) for key in RAW_METRICS],
+    ]
+
+
+def _bucket_bounds(query: ReportQuery) -> Any:
+    rows = [
+        select(
+            literal(index, Integer).label("idx"),
+            literal(bucket.start, UTCDateTime()).label("lo"),
+            literal(bucket.upper, UTCDateTime()).label("hi"),
+        )
+        for index, bucket in enumerate(query.buckets)
+    ]
+    compound = union_all(*rows) if len(rows) > 1 else rows[0]
+    return compound.subquery("bucket_bounds")
+
+
+def _base(query: ReportQuery) -> CTE:
+    """Target rows of both ranges with their latest metrics (see the module docstring)."""
+    bounds = _bucket_bounds(query)
+    in_bucket = and_(
+        targets.c.organization_id == query.organization_id,
+        targets.c.published_at >= bounds.c.lo,
+        targets.c.published_at < bounds.c.hi,
+    )
+
+    def with_metrics(start: datetime, end: datetime) -> ColumnElement[bool]:
+        # The range on `target_metrics` (its copy of publishedAt) lets the database read
+        # only the range's latest values, not every value of the organization's history.
+        return and_(
+            latest.c.target_id == targets.c.id,
+            latest.c.organization_id == query.organization_id,
+            latest.c.published_at >= start,
+            latest.c.published_at <= end,
+        )
+
+    current = (
+        select(*_base_columns(bounds.c.idx, CURRENT))
+        .select_from(
+            bounds.join(targets, in_bucket).outerjoin(
+                latest, with_metrics(query.range.start, query.range.end)
+            )
+        )
+        .where(
+            # Implied by the buckets, but the planner cannot see through their bounds: said
+            # outright, it estimates the rows of the range, and picks hash aggregates.
+            targets.c.published_at >= query.range.start,
+            targets.c.published_at <= query.range.end,
+            *_target_conditions(query),
+        )
+    )
+    if query.comparison is None:
+        return current.cte("base")
+    compared = query.comparison.range
+    previous = (
+        select(*_base_columns(cast(null(), Integer), PREVIOUS))
+        .select_from(targets.outerjoin(latest, with_metrics(compared.start, compared.end)))
+        .where(
+            targets.c.organization_id == query.organization_id,
+            targets.c.published_at >= query.comparison.range.start,
+            targets.c.published_at <= query.comparison.range.end,
+            *_target_conditions(query),
+        )
+    )
+    return union_all(current, previous).cte("base")
+
+
+def _sums(source: Any) -> list[Any]:
+    return [func.sum(source.c[key]).label(key) for key in RAW_METRICS]
+
+
+def _row(name: str, period: Any, key: Any, posts: Any, source: Any, *, summed: bool = True) -> Any:
+    """A select of the uniform row shape (section, period, key, posts, first_at, sums)."""
+    return select(
+        literal(name, String).label("section"),
+        period.label("period"),
+        cast(key, String).label("key"),
+        posts.label("posts"),
+        cast(null(), UTCDateTime()).label("first_at"),
+        *(_sums(source) if summed else [source.c[key] for key in RAW_METRICS]),
+    )
+
+
+def _sort_key(post_sums: Any, sort_by: str) -> Any:
+    if sort_by == "publishedAt":
+        return post_sums.c.first_at
+    engagements = sum((post_sums.c[key] for key in ENGAGEMENT_PARTS[1:]), post_sums.c.likes)
+    if sort_by == "engagements":
+        return engagements
+    if sort_by == "engagementRate":
+        return cast(engagements, Float) / func.nullif(post_sums.c.impressions, 0)
+    return post_sums.c[sort_by]
+
+
+def _page(per_post: CTE, query: ReportQuery) -> Select[Any]:
+    """One page of posts of the range, ranked by the sort field; ties by publishedAt, then
+    by post id, in the same direction (a total order, so pages never overlap)."""
+    descending = query.sort_order == "desc"
+    keys = [_sort_key(per_post, query.sort_by)]
+    if query.sort_by != "publishedAt":
+        keys.append(per_post.c.first_at)
+    keys.append(per_post.c.post_id)
+    ordering = [nulls_last(k.desc() if descending else k.asc()) for k in keys]
+    ranked = (
+        select(per_post, func.row_number().over(order_by=ordering).label("rank"))
+        .where(per_post.c.period == CURRENT)
+        .subquery("ranked")
+    )
+    return select(
+        literal("page", String).label("section"),
+        ranked.c.period,
+        cast(ranked.c.post_id, String).label("key"),
+        ranked.c.rank.label("posts"),
+        ranked.c.first_at,
+        *[ranked.c[key] for key in RAW_METRICS],
+    ).where(ranked.c.rank > query.offset, ranked.c.rank <= query.offset + query.page_size)
+
+
+def _distinct_posts(base: CTE, dimension: str, name: str) -> Any:
+    """Distinct posts per (period, dimension value): a hash DISTINCT, then a count."""
+    pairs = (
+        select(base.c.period, base.c[dimension], base.c.post_id)
+        .distinct()
+        .subquery(f"{name}_pairs")
+    )
+    return (
+        select(pairs.c.period, pairs.c[dimension], func.count().label("posts"))
+        .group_by(pairs.c.period, pairs.c[dimension])
+        .subquery(f"{name}_posts")
+    )
+
+
+def _target_breakdown(base: CTE, cells: CTE, dimension: str, name: str) -> Any:
+    """Channels or content kinds: sums from the cells, distinct posts from `base`."""
+    summed = (
+        select(cells.c.period, cells.c[dimension], *_sums(cells))
+        .group_by(cells.c.period, cells.c[dimension])
+        .subquery(f"{name}_sums")
+    )
+    counted = _distinct_posts(base, dimension, name)
+    joined = summed.join(
+        counted,
+        and_(summed.c.period == counted.c.period, summed.c[dimension] == counted.c[dimension]),
+    )
+    return _row(
+        name, summed.c.period, summed.c[dimension], counted.c.posts, summed, summed=False
+    ).select_from(joined)
+
+
+def aggregate_statement(query: ReportQuery) -> Select[Any]:
+    """Every aggregate of the report in one statement (see the module docstring)."""
+    organization = query.organization_id
+    base = _base(query)
+    # Few groups: the sums by time bucket, channel and content kind, rolled up below.
+    cells = (
+        select(base.c.period, base.c.bucket, base.c.channel_id, base.c.content_kind, *_sums(base))
+        .group_by(base.c.period, base.c.bucket, base.c.channel_id, base.c.content_kind)
+        .cte("cells")
+    )
+    # The one pass with a group per post: its sums and first publication in each period.
+    per_post = (
+        select(
+            base.c.period,
+            base.c.post_id,
+            func.min(base.c.published_at).label("first_at"),
+            *_sums(base),
+        )
+        .group_by(base.c.period, base.c.post_id)
+        .cte("per_post")
+    )
+    # The posts' dimensions joined once per post (not per target), after the aggregation.
+    of_post = and_(posts.c.id == per_post.c.post_id, posts.c.organization_id == organization)
+    dims = (
+        select(
+            per_post.c.period,
+            posts.c.model,
+            posts.c.approval_status,
+            func.count().label("posts"),
+            *_sums(per_post),
+        )
+        .select_from(per_post.join(posts, of_post))
+        .group_by(per_post.c.period, posts.c.model, posts.c.approval_status)
+        .cte("dims")
+    )
+    tag_join = and_(tags.c.post_id == per_post.c.post_id, tags.c.organization_id == organization)
+    if query.tag_values:
+        # With a campaign filter, the campaign rows are the campaigns asked for.
+        tag_join = and_(tag_join, tags.c.value.in_(query.tag_values))
+    topic_join = and_(
+        topics.c.post_id == per_post.c.post_id, topics.c.organization_id == organization
+    )
+    parts = [
+        _page(per_post, query),
+        _row("totals", dims.c.period, null(), func.sum(dims.c.posts), dims).group_by(dims.c.period),
+        _row("timeseries", cells.c.period, cells.c.bucket, null(), cells)
+        .where(cells.c.period == CURRENT)
+        .group_by(cells.c.period, cells.c.bucket),
+        _target_breakdown(base, cells, "channel_id", "channels"),
+        _target_breakdown(base, cells, "content_kind", "contentKinds"),
+        _row("models", dims.c.period, dims.c.model, func.sum(dims.c.posts), dims).group_by(
+            dims.c.period, dims.c.model
+        ),
+        _row(
+            "approvals", dims.c.period, dims.c.approval_status, func.sum(dims.c.posts), dims
+        ).group_by(dims.c.period, dims.c.approval_status),
+        # Tags and topics joined to the posts separately (not as one union): the planner
+        # knows how many rows each table has per post, and hashes instead of sorting.
+        _row("campaigns", per_post.c.period, tags.c.value, func.count(), per_post)
+        .select_from(per_post.join(tags, tag_join))
+        .group_by(per_post.c.period, tags.c.value),
+        _row("topics", per_post.c.period, topics.c.value, func.count(), per_post)
+        .select_from(per_post.join(topics, topic_join))
+        .group_by(per_post.c.period, topics.c.value),
+    ]
+    return union_all(*parts)  # type: ignore[return-value]
+
+
+async def run_aggregates(connection: AsyncConnection, query: ReportQuery) -> list[AggregateRow]:
+    result = await connection.execute(aggregate_statement(query))
+    rows: list[AggregateRow] = []
+    for row in result:
+        first_at = row.first_at
+        if isinstance(first_at, str):  # SQLite returns MIN() of a text column as text
+            first_at = datetime.fromisoformat(first_at)
+        rows.append(
+            AggregateRow(
+                section=row.section,
+                period=int(row.period),
+                key=row.key,
+                posts=None if row.posts is None else int(row.posts),
+                first_at=None if first_at is None else as_utc(first_at),
+                sums={key: int(row._mapping[key] or 0) for key in RAW_METRICS},
+            )
+        )
+    return rows
+
+
+def details_statement(query: ReportQuery, post_ids: Sequence[uuid.UUID]) -> Select[Any]:
+    """Tags, topics, channels in range, model and approval of the page's posts, and the
+    names of the organization's channels (breakdown labels)."""
+
+    def part(kind: str, owner: Any, value: Any, extra: Any, position: Any) -> Select[Any]:
+        return select(
+            literal(kind, String).label("kind"),
+            owner.label("owner"),
+            cast(value, String).label("value"),
+            cast(extra, String).label("extra"),
+            cast(position, Integer).label("position"),
+        )
+
+    in_range = [
+        targets.c.post_id.in_(post_ids),
+        targets.c.organization_id == query.organization_id,
+        targets.c.status == "published",
+        targets.c.published_at >= query.range.start,
+        targets.c.published_at <= query.range.end,
+    ]
+    if query.channel_ids:
+        in_range.append(targets.c.channel_id.in_(query.channel_ids))
+    if query.content_kinds:
+        in_range.append(targets.c.content_kind.in_(query.content_kinds))
+    parts = [
+        part("name", channels.c.id, channels.c.name, null(), 0).where(
+            channels.c.organization_id == query.organization_id
+        ),
+    ]
+    if post_ids:
+        parts += [
+            part("tag", tags.c.post_id, tags.c.value, null(), tags.c.position).where(
+                tags.c.post_id.in_(post_ids)
+            ),
+            part("topic", topics.c.post_id, topics.c.value, null(), topics.c.position).where(
+                topics.c.post_id.in_(post_ids)
+            ),
+            part("post", posts.c.id, posts.c.model, posts.c.approval_status, 0).where(
+                posts.c.id.in_(post_ids)
+            ),
+            part(
+                "channel",
+                targets.c.post_id,
+                targets.c.channel_id,
+                null(),
+                0,
+            ).where(*in_range),
+        ]
+    return union_all(*parts)  # type: ignore[return-value]
+
+
+async def run_details(
+    connection: AsyncConnection, query: ReportQuery, post_ids: Sequence[uuid.UUID]
+) -> PageDetails:
+    details = PageDetails({}, {}, {}, {}, {}, {})
+    ordered: dict[str, list[tuple[int, uuid.UUID, str]]] = {"tag": [], "topic": []}
+    result = await connection.execute(details_statement(query, post_ids))
+    for row in result:
+        owner = row.owner if isinstance(row.owner, uuid.UUID) else uuid.UUID(str(row.owner))
+        if row.kind == "name":
+            details.channel_names[owner] = row.value
+        elif row.kind in ordered:
+            ordered[row.kind].append((int(row.position), owner, row.value))
+        elif row.kind == "post":
+            details.model[owner] = row.value
+            details.approval[owner] = row.extra
+        else:
+            channel_id = uuid.UUID(row.value)
+            listed = details.channel_ids.setdefault(owner, [])
+            if channel_id not in listed:
+                listed.append(channel_id)
+    for kind, target in (("tag", details.tags), ("topic", details.topics)):
+        for _position, owner, value in sorted(ordered[kind], key=lambda item: item[0]):
+            target.setdefault(owner, []).append(value)
+    for listed in details.channel_ids.values():
+        listed.sort(key=str)
+    return details
+
+
+async def usable_channel_ids(
+    connection: AsyncConnection, organization_id: uuid.UUID, channel_ids: Sequence[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Those of `channel_ids` that are connected channels of the organization."""
+    result = await connection.execute(
+        select(channels.c.id).where(
+            channels.c.organization_id == organization_id,
+            channels.c.id.in_(channel_ids),
+            channels.c.disconnected_at.is_(None),
+        )
+    )
+    return {row.id for row in result}

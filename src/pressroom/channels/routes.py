@@ -1,0 +1,81 @@
+"""GET /channels, GET /channels/{channelId}, DELETE /channels/{channelId}."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from pressroom.auth.dependencies import ChannelsRead, ChannelsWrite
+from pressroom.channels import service
+from pressroom.channels.disconnecting import disconnect_channel as disconnect
+from pressroom.channels.schemas import Channel, DeletedChannel
+from pressroom.kit.openapi import error_responses
+from pressroom.kit.pagination import Collection, Pagination
+from pressroom.kit.routing import Audit, PressroomRoute, RuntimeDep, Session
+
+ChannelId = Annotated[uuid.UUID, Path(alias="channelId", description="The channel's id.")]
+
+router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Channels"])
+
+
+@router.get(
+    "/channels",
+    summary="List the organization's connected channels, newest first.",
+    description="Scope `channels:read`. Disconnected channels are not listed.",
+    operation_id="listChannels",
+    response_model=Collection[Channel],
+    status_code=200,
+    responses=error_responses(),
+)
+async def list_channels(
+    principal: ChannelsRead, session: Session, runtime: RuntimeDep, page: Pagination
+) -> Collection[Channel]:
+    """List the organization's connected channels, newest first."""
+    rows, next_cursor = await service.list_page(
+        session, runtime.box, principal.organization_id, page
+    )
+    return Collection[Channel](
+        items=[service.to_schema(row) for row in rows], next_cursor=next_cursor
+    )
+
+
+@router.get(
+    "/channels/{channelId}",
+    summary="Read a connected channel and its health.",
+    description="Scope `channels:read`. A disconnected channel, or another organization's, is 404.",
+    operation_id="getChannel",
+    response_model=Channel,
+    status_code=200,
+    responses=error_responses(),
+)
+async def get_channel(channel_id: ChannelId, principal: ChannelsRead, session: Session) -> Channel:
+    """Read a connected channel and its health."""
+    return service.to_schema(await service.get(session, principal.organization_id, channel_id))
+
+
+@router.delete(
+    "/channels/{channelId}",
+    summary="Disconnect a channel.",
+    operation_id="disconnectChannel",
+    response_model=DeletedChannel,
+    status_code=200,
+    responses=error_responses(),
+    description="Scope `channels:write`. "
+    "Disconnect the channel: its stored credentials are erased, it leaves the "
+    "collection and answers 404 from now on, and its unpublished targets fail with error code "
+    "`channel_disconnected` (each emitting `post.failed.v1`; a publish already in flight "
+    "finishes and records what the provider answered). Emits `channel.disconnected.v1`.",
+)
+async def disconnect_channel(
+    channel_id: ChannelId,
+    principal: ChannelsWrite,
+    session: Session,
+    runtime: RuntimeDep,
+    audit: Audit,
+) -> DeletedChannel:
+    """Disconnect a channel."""
+    channel = await disconnect(session, runtime, principal.organization_id, channel_id)
+    audit.set("channel", channel.id, {"disconnected": True, "provider": channel.provider})
+    return DeletedChannel(id=channel.id)

@@ -1,0 +1,268 @@
+"""Channel use cases: connect, read, disconnect, and the health transitions the publisher
+reports. Credentials are encrypted at rest with the server key and never leave this module
+except as the decrypted `ChannelContext` handed to an adapter."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Collection
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.channels import repository
+from pressroom.channels.models import Channel
+from pressroom.channels.schemas import Channel as ChannelOut
+from pressroom.channels.schemas import ChannelHealth
+from pressroom.kit.clock import utcnow
+from pressroom.kit.crypto import SecretBox
+from pressroom.kit.errors import not_found
+from pressroom.kit.notify import Notifier
+from pressroom.kit.pagination import PageParams, paginate
+from pressroom.providers.declarations import PROVIDER_IDS
+from pressroom.publishing.adapters.base import ChannelContext
+from pressroom.publishing.adapters.registry import configured_providers
+from pressroom.webhooks.outbox import emit_event
+
+MAX_NAME_LENGTH = 200
+
+
+def to_schema(channel: Channel) -> ChannelOut:
+    return ChannelOut(
+        id=channel.id,
+        provider=channel.provider,
+        name=channel.name,
+        handle=channel.handle,
+        simulated=channel.simulated,
+        health=ChannelHealth(
+            state=channel.health_state,
+            reason=channel.health_reason,
+            checked_at=channel.health_checked_at,
+        ),
+        connected_at=channel.connected_at,
+        created_at=channel.created_at,
+        updated_at=channel.updated_at,
+    )
+
+
+def event_data(channel: Channel) -> dict[str, Any]:
+    """The `data` of the channel events: `{"channel": <getChannel form>}`."""
+    return {"channel": to_schema(channel).model_dump(mode="json", by_alias=True)}
+
+
+async def _emit(
+    session: AsyncSession,
+    notifier: Notifier,
+    retention_seconds: int,
+    channel: Channel,
+    event_type: str,
+) -> None:
+    await emit_event(
+        session,
+        notifier,
+        organization_id=channel.organization_id,
+        event_type=event_type,
+        data=event_data(channel),
+        retention_seconds=retention_seconds,
+    )
+
+
+async def connect(
+    session: AsyncSession,
+    *,
+    notifier: Notifier,
+    retention_seconds: int,
+    box: SecretBox | None,
+    organization_id: uuid.UUID,
+    provider: str,
+    name: str,
+    handle: str | None = None,
+    simulated: bool = False,
+    credentials: dict[str, Any] | None = None,
+) -> Channel:
+    """Connect a channel (out of band: the command line now, OAuth later) and emit
+    channel.connected.v1. ValueError for anything the caller must fix."""
+    if provider not in PROVIDER_IDS:
+        raise ValueError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
+    if provider != "sandbox" and not simulated and provider not in configured_providers():
+        raise ValueError(
+            f"{provider} is not configured in this deployment (no adapter for it yet); "
+            "connect it with --simulated to stage posts through the sandbox simulator"
+        )
+    if credentials and box is None:
+        raise ValueError("credentials are stored encrypted: a SecretBox is required")
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_NAME_LENGTH:
+        raise ValueError(f"the channel name must be 1-{MAX_NAME_LENGTH} characters")
+    if handle is not None:
+        handle = handle.strip() or None
+        if handle is not None and len(handle) > MAX_NAME_LENGTH:
+            raise ValueError(f"the handle must be at most {MAX_NAME_LENGTH} characters")
+    now = utcnow()
+    channel = Channel(
+        organization_id=organization_id,
+        provider=provider,
+        name=name,
+        handle=handle,
+        simulated=simulated,
+        health_state="healthy",
+        health_reason=None,
+        health_checked_at=now,
+        credentials_encrypted=(
+            box.encrypt(json.dumps(credentials)) if credentials and box is not None else None
+        ),
+        connected_at=now,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(channel)
+    await session.flush()
+    await _emit(session, notifier, retention_seconds, channel, "channel.connected.v1")
+    return channel
+
+
+async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uuid.UUID) -> Channel:
+    """A connected channel of the organization; 404 for unknown, foreign or disconnected."""
+    channel = await repository.get_connected(session, organization_id, channel_id)
+    if channel is None:
+        raise not_found("channel")
+    return channel
+
+
+async def list_page(
+    session: AsyncSession, box: SecretBox, organization_id: uuid.UUID, page: PageParams
+) -> tuple[list[Channel], str | None]:
+    return await paginate(
+        session,
+        repository.connected_channels(organization_id),
+        model=Channel,
+        params=page,
+        box=box,
+        collection="channels",
+    )
+
+
+async def disconnect(
+    session: AsyncSession,
+    *,
+    notifier: Notifier,
+    retention_seconds: int,
+    organization_id: uuid.UUID,
+    channel_id: uuid.UUID,
+) -> Channel:
+    """Erase the stored credentials, hide the channel from the API and emit
+    channel.disconnected.v1. (Its unpublished targets are failed by the caller, which owns
+    posts: see channels/disconnecting.py.)"""
+    channel = await repository.get_connected(session, organization_id, channel_id, for_update=True)
+    if channel is None:
+        raise not_found("channel")
+    now = utcnow()
+    channel.credentials_encrypted = None
+    channel.disconnected_at = now
+    channel.updated_at = now
+    await session.flush()
+    await _emit(session, notifier, retention_seconds, channel, "channel.disconnected.v1")
+    return channel
+
+
+async def mark_reconnect_required(
+    session: AsyncSession,
+    *,
+    notifier: Notifier,
+    retention_seconds: int,
+    channel_id: uuid.UUID,
+    reason: str,
+) -> bool:
+    """The provider refused the channel's credentials. Moves a connected channel to
+    `reconnect_required` and emits channel.reconnect-required.v1, once per transition:
+    True if this call made the transition."""
+    channel = await repository.lock_by_id(session, channel_id)
+    if (
+        channel is None
+        or channel.disconnected_at is not None
+        or channel.health_state == "reconnect_required"
+    ):
+        return False
+    now = utcnow()
+    channel.health_state = "reconnect_required"
+    channel.health_reason = reason[:500]
+    channel.health_checked_at = now
+    channel.updated_at = now
+    await session.flush()
+    await _emit(session, notifier, retention_seconds, channel, "channel.reconnect-required.v1")
+    return True
+
+
+async def usable(
+    session: AsyncSession, organization_id: uuid.UUID, ids: Collection[uuid.UUID]
+) -> dict[uuid.UUID, Channel]:
+    """The connected channels of the organization among `ids` (others are simply absent)."""
+    return await repository.get_connected_many(session, organization_id, set(ids))
+
+
+async def by_ids(session: AsyncSession, ids: Collection[uuid.UUID]) -> dict[uuid.UUID, Channel]:
+    """Channels by id in any state (the publisher decides what a disconnected one means)."""
+    return await repository.get_any_many(session, set(ids))
+
+
+def context_for(channel: Channel, box: SecretBox) -> ChannelContext:
+    """What an adapter gets: the channel with its credentials decrypted."""
+    credentials: dict[str, Any] = {}
+    if channel.credentials_encrypted:
+        credentials = json.loads(box.decrypt(channel.credentials_encrypted))
+    return ChannelContext(
+        id=channel.id,
+        organization_id=channel.organization_id,
+        provider=channel.provider,
+        handle=channel.handle,
+        simulated=channel.simulated,
+        credentials=credentials,
+    )
+
+
+async def store_credentials(
+    session: AsyncSession, box: SecretBox, channel_id: uuid.UUID, credentials: dict[str, Any]
+) -> None:
+    """Replace a channel's credentials (adapters whose providers rotate tokens report the new
+    set). A disconnected channel keeps none: its credentials were erased for good."""
+    channel = await repository.lock_by_id(session, channel_id)
+    if channel is None or channel.disconnected_at is not None:
+        return
+    channel.credentials_encrypted = box.encrypt(json.dumps(credentials))
+    channel.updated_at = utcnow()
+    await session.flush()
+
+
+DEMO_CHANNELS: tuple[tuple[str, str, str, bool], ...] = (
+    ("sandbox", "Sandbox", "@demo", False),
+    ("bluesky", "Bluesky (simulated)", "@demo.bsky.social", True),
+)
+
+
+async def connect_demo_channels(
+    session: AsyncSession,
+    *,
+    notifier: Notifier,
+    retention_seconds: int,
+    organization_id: uuid.UUID,
+) -> list[Channel]:
+    """Connect the demo organization's channels unless it has them: a sandbox channel and a
+    simulated Bluesky channel, so a demo can publish at once. Returns those it connected."""
+    made = []
+    for provider, name, handle, simulated in DEMO_CHANNELS:
+        if await repository.find_by_name(session, organization_id, provider, name) is None:
+            made.append(
+                await connect(
+                    session,
+                    notifier=notifier,
+                    retention_seconds=retention_seconds,
+                    box=None,
+                    organization_id=organization_id,
+                    provider=provider,
+                    name=name,
+                    handle=handle,
+                    simulated=simulated,
+                )
+            )
+    return made

@@ -1,0 +1,328 @@
+"""POST /media (streaming multipart upload), GET /media, GET /media/{mediaId} and its bytes."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import aclosing
+from typing import Annotated, Any
+from urllib.parse import quote
+
+import anyio.to_thread
+from fastapi import APIRouter, Header, Path, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.requests import ClientDisconnect
+from starlette.responses import Response, StreamingResponse
+
+from pressroom.auth.dependencies import MediaRead, MediaWrite
+from pressroom.kit import idempotency
+from pressroom.kit.errors import PressroomError, field_error
+from pressroom.kit.openapi import error_responses
+from pressroom.kit.pagination import Collection, Pagination
+from pressroom.kit.routing import (
+    Audit,
+    LazyUnitOfWork,
+    PressroomRoute,
+    RuntimeDep,
+    Session,
+    claim_idempotency,
+)
+from pressroom.media import service
+from pressroom.media.models import MediaAsset
+from pressroom.media.multipart import (
+    FIELD_NAME,
+    UploadLimits,
+    canonical_digest,
+    discard_staged,
+    format_size,
+    read_upload,
+)
+from pressroom.media.schemas import Media, MediaBatch
+from pressroom.media.upload import Uploader, accept_upload
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Media"])
+
+MediaId = Annotated[uuid.UUID, Path(alias="mediaId", description="The asset's id.")]
+
+_ACCEPTED = "JPEG, PNG, WebP, GIF, MP4, QuickTime (.mov) and WebM"
+ACCEPTED_TYPES = (
+    "image/jpeg",
+    "image/png",
+    "image/webp",
+    "image/gif",
+    "video/mp4",
+    "video/quicktime",
+    "video/webm",
+)
+
+# The body is read by our streaming parser, not by FastAPI, so it is declared here by hand:
+# exactly what `read_upload` accepts.
+_UPLOAD_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": [FIELD_NAME],
+                "properties": {
+                    FIELD_NAME: {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 10,
+                        "items": {"type": "string", "format": "binary"},
+                        "description": f"One part per file, all named `{FIELD_NAME}`. Accepted: "
+                        f"{_ACCEPTED}, recognised from the bytes; the part's Content-Type and "
+                        "file name are not trusted (the name is kept as `filename`).",
+                    }
+                },
+                "additionalProperties": False,
+            },
+            "encoding": {
+                FIELD_NAME: {
+                    "style": "form",
+                    "explode": True,
+                    # What each part should be; the server checks the bytes, not this header.
+                    "contentType": ", ".join(ACCEPTED_TYPES),
+                }
+            },
+        }
+    },
+}
+
+_UPLOAD_DESCRIPTION = f"""\
+Scope `media:write`. Upload 1 to 10 files as `multipart/form-data`, one `files` part each.
+The response lists the assets in the order of the parts.
+
+The request is streamed: each file is written to staging while it arrives, hashed (SHA-256)
+on the way, and refused with **413** `payload_too_large` as soon as it crosses its size limit
+(defaults: images 20 MiB, GIF 15 MiB, video 1 GiB, the whole request 2 GiB; configurable).
+A declared `Content-Length` over the request limit is refused before any byte is read.
+
+The type is recognised from the bytes, never from the declared Content-Type or file name:
+{_ACCEPTED}. Anything else is **415** `unsupported_media_type`, as is a request that is not
+`multipart/form-data`. Every file is then decoded: an empty, truncated or corrupt file, an
+image (or video frame) over 100 megapixels, or a video without a video stream is **422**
+`unprocessable_media`. Zero files, more than 10, or any other form field is **400**.
+
+All or nothing: if one file is refused, nothing is stored. Errors about a file name it in
+`detail` and in `errors[0].field` as `files[i]` (0-based part index).
+
+Emits `media.created.v1` (`{{"media": <getMedia form>}}`) per asset. With an
+`Idempotency-Key`, the request is identified by its files' names and bytes (not by the
+multipart boundary or part headers), computed after the body is received.
+"""
+
+
+def _deferred_session(request: Request) -> Callable[[], Awaitable[AsyncSession]]:
+    """The request's transaction, opened only when first used: an upload can take minutes to
+    arrive, and on SQLite an open transaction holds the database's write lock."""
+    unit: LazyUnitOfWork = request.state.unit
+    return unit.session
+
+
+def _check_declared_length(request: Request, limits: UploadLimits) -> None:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limits.request_bytes:
+        raise PressroomError(
+            "payload_too_large",
+            detail=f"The request's Content-Length of {int(declared)} bytes exceeds the "
+            f"size limit of {format_size(limits.request_bytes)}.",
+        )
+
+
+@router.post(
+    "/media",
+    operation_id="uploadMedia",
+    summary="Upload media files (multipart, streamed, inspected).",
+    status_code=201,
+    response_model=MediaBatch,
+    responses=error_responses(413, 415, 422),
+    description=_UPLOAD_DESCRIPTION,
+    openapi_extra={"x-idempotency-fingerprint": "files", "requestBody": _UPLOAD_BODY},
+)
+async def upload_media(
+    request: Request, principal: MediaWrite, audit: Audit, runtime: RuntimeDep
+) -> Response | MediaBatch:
+    """Upload media files (multipart, streamed, inspected)."""
+    key = request.headers.get(idempotency.HEADER)
+    if key is not None:
+        idempotency.check_key(key)  # a malformed key fails before the body is received
+    limits = service.upload_limits(runtime.settings)
+    _check_declared_length(request, limits)
+    staging = service.staging_dir(runtime.settings)
+    await anyio.to_thread.run_sync(functools.partial(staging.mkdir, parents=True, exist_ok=True))
+    try:
+        files = await read_upload(
+            request.stream(), request.headers.get("content-type", ""), staging, limits
+        )
+    except ClientDisconnect:
+        raise field_error(
+            FIELD_NAME, "incomplete", "the client closed the connection during the upload"
+        ) from None
+    try:
+        if key is not None:
+            replay = await claim_idempotency(
+                request, canonical_digest(files).encode(), "uploadMedia"
+            )
+            if replay is not None:
+                return replay
+        assets = await accept_upload(
+            runtime,
+            Uploader(principal.organization_id, principal.member_id),
+            files,
+            _deferred_session(request),
+        )
+    finally:
+        # Accepted files were moved into storage; whatever is left here is of a failure.
+        discard_staged(files)
+    audit.set(
+        "media",
+        # One ledger entry per request: it names the first asset and lists them all.
+        assets[0].id,
+        {
+            "mediaIds": [str(asset.id) for asset in assets],
+            "files": [
+                {
+                    "filename": asset.filename,
+                    "mimeType": asset.mime_type,
+                    "sizeBytes": asset.size_bytes,
+                    "sha256": asset.sha256,
+                }
+                for asset in assets
+            ],
+        },
+    )
+    return MediaBatch(items=[Media.model_validate(asset) for asset in assets])
+
+
+@router.get(
+    "/media",
+    operation_id="listMedia",
+    summary="List the organization's media.",
+    response_model=Collection[Media],
+    responses=error_responses(),
+    description="Scope `media:read`. Newest first; keyset pagination (`pageSize`, `cursor`).",
+)
+async def list_media(
+    principal: MediaRead, session: Session, runtime: RuntimeDep, page: Pagination
+) -> Collection[Media]:
+    """List the organization's media."""
+    rows, next_cursor = await service.list_media(
+        session, principal.organization_id, page, runtime.box
+    )
+    return Collection[Media](
+        items=[Media.model_validate(row) for row in rows], next_cursor=next_cursor
+    )
+
+
+@router.get(
+    "/media/{mediaId}",
+    operation_id="getMedia",
+    summary="Read one media asset.",
+    response_model=Media,
+    responses=error_responses(),
+    description="Scope `media:read`. Another organization's asset is 404, like a missing one.",
+)
+async def get_media(media_id: MediaId, principal: MediaRead, session: Session) -> Media:
+    """Read one media asset."""
+    asset = await service.get_media(session, principal.organization_id, media_id)
+    return Media.model_validate(asset)
+
+
+_BINARY = {"schema": {"type": "string", "format": "binary"}}
+_CONTENT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The stored bytes, exactly as uploaded.",
+        "content": {mime: _BINARY for mime in ACCEPTED_TYPES},
+        "headers": {
+            "ETag": {
+                "description": 'The quoted SHA-256 hex of the bytes (`"<sha256>"`).',
+                "schema": {"type": "string"},
+            },
+            "Content-Length": {"schema": {"type": "integer"}},
+            "Content-Disposition": {
+                "description": "`inline` with the asset's `filename`.",
+                "schema": {"type": "string"},
+            },
+        },
+    },
+    304: {"description": "`If-None-Match` names the current ETag; no body."},
+    **error_responses(),
+}
+
+
+def _etag(asset: MediaAsset) -> str:
+    return f'"{asset.sha256}"'
+
+
+def _matches(if_none_match: str, etag: str) -> bool:
+    """RFC 9110 weak comparison, as If-None-Match uses."""
+    candidates = [tag.strip() for tag in if_none_match.split(",")]
+    return any(tag == "*" or tag.removeprefix("W/") == etag for tag in candidates)
+
+
+def _disposition(filename: str) -> str:
+    # RFC 6266: an ASCII fallback, and the exact name in RFC 5987 encoding.
+    fallback = filename.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
+    return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+@router.get(
+    "/media/{mediaId}/content",
+    operation_id="getMediaContent",
+    summary="Download a media asset's bytes.",
+    response_model=None,
+    response_class=StreamingResponse,
+    responses=_CONTENT_RESPONSES,
+    description="Scope `media:read`. Streams the asset's bytes with its `mimeType` as "
+    "Content-Type, its size as Content-Length and its SHA-256 as ETag (a matching "
+    "`If-None-Match` is 304). The bytes of an asset never change, so responses are cacheable "
+    "privately.",
+)
+async def get_media_content(
+    media_id: MediaId,
+    principal: MediaRead,
+    session: Session,
+    runtime: RuntimeDep,
+    if_none_match: Annotated[
+        str | None,
+        Header(
+            alias="If-None-Match",
+            description="ETags the client holds; a match (or `*`) answers 304 without a body.",
+        ),
+    ] = None,
+) -> Response:
+    """Download a media asset's bytes."""
+    asset = await service.get_media(session, principal.organization_id, media_id)
+    headers = {
+        "ETag": _etag(asset),
+        "Cache-Control": "private, max-age=31536000, immutable",
+        "X-Content-Type-Options": "nosniff",
+    }
+    if if_none_match is not None and _matches(if_none_match, headers["ETag"]):
+        return Response(status_code=304, headers=headers)
+    chunks = service.open_media(runtime, asset)
+    try:
+        # Read the first piece now: a missing object must be a clean 500, not a response cut
+        # off after its headers.
+        first = await anext(chunks)
+    except (FileNotFoundError, StopAsyncIteration):
+        await chunks.aclose()
+        log.error(
+            "stored media file is missing",
+            extra={"mediaId": str(asset.id), "storageKey": asset.storage_key},
+        )
+        raise PressroomError("internal_error") from None
+    headers["Content-Length"] = str(asset.size_bytes)
+    headers["Content-Disposition"] = _disposition(asset.filename)
+    return StreamingResponse(_rest(first, chunks), media_type=asset.mime_type, headers=headers)
+
+
+async def _rest(first: bytes, chunks: AsyncGenerator[bytes, None]) -> AsyncGenerator[bytes, None]:
+    async with aclosing(chunks):
+        yield first
+        async for chunk in chunks:
+            yield chunk

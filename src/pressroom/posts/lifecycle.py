@@ -1,0 +1,95 @@
+"""The post lifecycle: what the author asked for (draft, scheduled, now), the approval gate,
+and the statuses of a post and its targets that follow from them.
+
+A target's status is the source of truth; the post's status is derived from its targets:
+
+    publishing > pending_approval > scheduled > draft > the settled summary
+    (published / partially_published / failed)
+
+Targets that are `publishing` (in flight or waiting for a retry) or settled (`published`,
+`failed`, `canceled`) are never moved by a change of plan, except that an explicit new schedule
+(`publishNow: true` or a new `scheduledAt`) retries `failed` ones. Whenever a target enters the
+queue its schedule version is bumped: with its id it forms the idempotency key sent to the
+provider, so one schedule is published at most once and a retry after a failure is a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pressroom.posts.models import Post, PostTarget
+
+# Targets a change of plan moves.
+MOVABLE = frozenset({"draft", "pending_approval", "scheduled"})
+QUEUED = frozenset({"scheduled", "publishing"})
+SETTLED = frozenset({"published", "failed", "canceled"})
+
+
+def gate_closed(post: Post) -> bool:
+    """The post needs an approval it does not have."""
+    return post.approval_required and post.approval_status != "approved"
+
+
+def derive_status(mode: str, statuses: Sequence[str]) -> str:
+    active = [status for status in statuses if status != "canceled"]
+    for status in ("publishing", "pending_approval", "scheduled"):
+        if status in active:
+            return status
+    published = "published" in active
+    if "draft" in active or (mode == "draft" and not published):
+        return "draft"
+    if published and "failed" in active:
+        return "partially_published"
+    if published:
+        return "published"
+    if "failed" in active:
+        return "failed"
+    return "draft"
+
+
+def plan_for(post: Post, now: datetime) -> tuple[str, datetime | None]:
+    """The status (and queue time) an unpublished target of `post` should have now."""
+    if post.publish_mode == "draft":
+        return "draft", None
+    if gate_closed(post):
+        return "pending_approval", None
+    scheduled_at = post.scheduled_at
+    if post.publish_mode == "scheduled" and scheduled_at is not None and scheduled_at > now:
+        return "scheduled", scheduled_at
+    return "publishing", now
+
+
+def apply_plan(
+    post: Post, targets: Sequence[PostTarget], now: datetime, *, retry_failed: bool
+) -> bool:
+    """Move the post's movable targets (and, with `retry_failed`, its failed ones) to what
+    its plan says, and derive the post's status. True if a target is now due at once."""
+    status, queue_at = plan_for(post, now)
+    if status == "pending_approval" and post.approval_status == "rejected":
+        # Submitted again after a rejection: awaiting a new decision.
+        post.approval_status = "pending"
+    due_now = False
+    for target in targets:
+        retry = retry_failed and target.status == "failed"
+        if target.status not in MOVABLE and not retry:
+            continue
+        if status in QUEUED and (target.status not in QUEUED or target.next_attempt_at != queue_at):
+            target.schedule_version += 1
+            target.attempts = 0
+        if retry:
+            target.error_code = None
+            target.error_message = None
+            target.error_retryable = None
+        target.status = status
+        target.next_attempt_at = queue_at
+        target.lease_owner = None
+        target.lease_until = None
+        due_now = due_now or status == "publishing"
+    post.status = derive_status(post.publish_mode, [t.status for t in targets])
+    return due_now
+
+
+def earliest_published(targets: Sequence[PostTarget]) -> datetime | None:
+    times = [t.published_at for t in targets if t.published_at is not None]
+    return min(times) if times else None

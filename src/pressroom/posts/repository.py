@@ -1,0 +1,155 @@
+"""Every query of the posts domain (posts, their labels and their targets)."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Collection, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    select,
+    union_all,
+)
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.db import dialect_name
+from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+
+LabelModel = type[PostTag] | type[PostTopic]
+
+
+def post_date() -> ColumnElement[Any]:
+    """The date listPosts bounds: the earliest target publishedAt, else scheduledAt, else
+    createdAt."""
+    return func.coalesce(Post.first_published_at, Post.scheduled_at, Post.created_at)
+
+
+def live_posts(organization_id: uuid.UUID) -> Select[Post]:
+    return select(Post).where(Post.organization_id == organization_id, Post.deleted_at.is_(None))
+
+
+async def get_post(
+    session: AsyncSession,
+    organization_id: uuid.UUID,
+    post_id: uuid.UUID,
+    *,
+    for_update: bool = False,
+) -> Post | None:
+    statement = live_posts(organization_id).where(Post.id == post_id)
+    if for_update and dialect_name(session) == "postgresql":
+        statement = statement.with_for_update().execution_options(populate_existing=True)
+    return (await session.scalars(statement)).one_or_none()
+
+
+async def lock_posts(
+    session: AsyncSession, post_ids: Collection[uuid.UUID]
+) -> dict[uuid.UUID, Post]:
+    """The posts by id, row-locked in id order (one order everywhere: no deadlocks)."""
+    if not post_ids:
+        return {}
+    statement = select(Post).where(Post.id.in_(sorted(post_ids))).order_by(Post.id)
+    if dialect_name(session) == "postgresql":
+        statement = statement.with_for_update().execution_options(populate_existing=True)
+    return {row.id: row for row in await session.scalars(statement)}
+
+
+async def targets_of(
+    session: AsyncSession, post_ids: Collection[uuid.UUID], *, for_update: bool = False
+) -> dict[uuid.UUID, list[PostTarget]]:
+    """Each post's targets in the order they were added."""
+    found: dict[uuid.UUID, list[PostTarget]] = {post_id: [] for post_id in post_ids}
+    if not post_ids:
+        return found
+    statement = (
+        select(PostTarget)
+        .where(PostTarget.post_id.in_(list(post_ids)))
+        .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
+    )
+    if for_update and dialect_name(session) == "postgresql":
+        statement = statement.with_for_update().execution_options(populate_existing=True)
+    for target in await session.scalars(statement):
+        found[target.post_id].append(target)
+    return found
+
+
+async def tags_and_topics_of(
+    session: AsyncSession, post_ids: Collection[uuid.UUID]
+) -> tuple[dict[uuid.UUID, list[str]], dict[uuid.UUID, list[str]]]:
+    """Each post's campaign tags and topics, in their order, in one round trip."""
+    tags: dict[uuid.UUID, list[str]] = defaultdict(list)
+    topics: dict[uuid.UUID, list[str]] = defaultdict(list)
+    if not post_ids:
+        return tags, topics
+    ids = list(post_ids)
+    statement = union_all(
+        select(literal("t").label("kind"), PostTag.post_id, PostTag.value, PostTag.position).where(
+            PostTag.post_id.in_(ids)
+        ),
+        select(
+            literal("p").label("kind"), PostTopic.post_id, PostTopic.value, PostTopic.position
+        ).where(PostTopic.post_id.in_(ids)),
+    )
+    rows = sorted(await session.execute(statement), key=lambda row: (row[0], row[1], row[3]))
+    for kind, post_id, value, _ in rows:
+        (tags if kind == "t" else topics)[post_id].append(value)
+    return tags, topics
+
+
+async def replace_labels(
+    session: AsyncSession, model: LabelModel, post: Post, values: Sequence[str]
+) -> None:
+    await session.execute(delete(model).where(model.post_id == post.id))
+    if values:
+        await session.execute(
+            insert(model),
+            [
+                {
+                    "post_id": post.id,
+                    "organization_id": post.organization_id,
+                    "value": value,
+                    "position": position,
+                }
+                for position, value in enumerate(values)
+            ],
+        )
+
+
+def list_statement(
+    organization_id: uuid.UUID,
+    *,
+    status: str | None,
+    channel_id: uuid.UUID | None,
+    tag: str | None,
+    start: datetime | None,
+    end: datetime | None,
+) -> Select[Post]:
+    statement = live_posts(organization_id)
+    if status is not None:
+        statement = statement.where(Post.status == status)
+    if channel_id is not None:
+        statement = statement.where(
+            exists().where(PostTarget.post_id == Post.id, PostTarget.channel_id == channel_id)
+        )
+    if tag is not None:
+        statement = statement.where(
+            exists().where(PostTag.post_id == Post.id, PostTag.value == tag)
+        )
+    if start is not None:
+        statement = statement.where(post_date() >= start)
+    if end is not None:
+        # Inclusive at the precision of every time the API shows (milliseconds): an `end`
+        # copied from a `publishedAt` includes that post, whose stored time has microseconds.
+        end_exclusive = end.replace(microsecond=end.microsecond // 1000 * 1000) + timedelta(
+            milliseconds=1
+        )
+        statement = statement.where(post_date() < end_exclusive)
+    return statement

@@ -1,0 +1,186 @@
+"""GET/POST /posts, GET/PATCH/DELETE /posts/{postId}."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from pressroom.auth.dependencies import PostsRead, PostsWrite, insufficient_role
+from pressroom.auth.scopes import MANAGER_ROLES
+from pressroom.kit.openapi import error_responses
+from pressroom.kit.pagination import Collection, Pagination
+from pressroom.kit.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.posts import service
+from pressroom.posts.creating import create_post as create
+from pressroom.posts.schemas import DeletedPost, Post, PostCreate, PostStatus, PostUpdate, QueryTime
+from pressroom.posts.updating import decides_approval
+from pressroom.posts.updating import update_post as update
+
+PostId = Annotated[uuid.UUID, Path(alias="postId", description="The post's id.")]
+
+router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Posts"])
+
+_LIFECYCLE = """
+Lifecycle: a post without `scheduledAt` and without `publishNow` is a `draft`. A future
+`scheduledAt` makes it `scheduled` (emitting `post.scheduled.v1`); `publishNow` sends it straight
+to `publishing`. With `approval.required`, a scheduled or publish-now post waits in
+`pending_approval` until an owner or admin approves it (then `scheduled`, or `publishing` if
+due) or rejects it (back to `draft`). Once every target is settled the post is `published`,
+`partially_published` or `failed`. Each target is validated against its provider's declaration
+(`GET /providers/{providerId}`); every violation is a field error such as `targets[1].text`.
+"""
+
+
+@router.get(
+    "/posts",
+    summary="List posts.",
+    operation_id="listPosts",
+    response_model=Collection[Post],
+    status_code=200,
+    responses=error_responses(),
+    description="Scope `posts:read`. "
+    "Posts of the organization, newest first (keyset pagination on createdAt, "
+    "id). `start` and `end` bound the post date inclusively: the earliest `publishedAt` of "
+    "its targets, else its `scheduledAt`, else its `createdAt`, compared at millisecond "
+    "precision (the precision of every time the API returns). A `channelId` must name a "
+    "connected channel of the organization (else 400).",
+)
+async def list_posts(
+    principal: PostsRead,
+    session: Session,
+    runtime: RuntimeDep,
+    page: Pagination,
+    status: Annotated[PostStatus | None, Query(description="Only posts in this status.")] = None,
+    channel_id: Annotated[
+        uuid.UUID | None,
+        Query(alias="channelId", description="Only posts with a target on this channel."),
+    ] = None,
+    tag: Annotated[
+        str | None, Query(max_length=100, description="Only posts with this campaign tag.")
+    ] = None,
+    start: Annotated[
+        QueryTime | None,
+        Query(description="Inclusive lower bound of the post date (RFC 3339 with offset)."),
+    ] = None,
+    end: Annotated[
+        QueryTime | None,
+        Query(description="Inclusive upper bound of the post date (RFC 3339 with offset)."),
+    ] = None,
+) -> Collection[Post]:
+    """List posts."""
+    items, next_cursor = await service.list_posts(
+        session,
+        runtime,
+        principal.organization_id,
+        page,
+        status=status,
+        channel_id=channel_id,
+        tag=tag,
+        start=start,
+        end=end,
+    )
+    return Collection[Post](items=items, next_cursor=next_cursor)
+
+
+@router.post(
+    "/posts",
+    summary="Create a post.",
+    operation_id="createPost",
+    response_model=Post,
+    status_code=201,
+    responses=error_responses(),
+    description="Scope `posts:write`. "
+    "Create a post with 1-20 targets, at most one per (channelId, contentKind). "
+    "A target's effective text and media are its own overrides, else the post's. "
+    "`contentKind` defaults to the provider's first content kind. A past `scheduledAt` is "
+    "400 (use `publishNow`); naive times are 400. Answers 201 with `Location`; emits "
+    "`post.created.v1` (and `post.scheduled.v1` when the post is scheduled)." + _LIFECYCLE,
+)
+async def create_post(
+    body: PostCreate,
+    principal: PostsWrite,
+    session: Session,
+    runtime: RuntimeDep,
+    audit: Audit,
+    response: Response,
+) -> Post:
+    """Create a post."""
+    post = await create(session, runtime, principal, body)
+    audit.set("post", post.id, body.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    response.headers["Location"] = f"/api/v1/posts/{post.id}"
+    return post
+
+
+@router.get(
+    "/posts/{postId}",
+    summary="Read a post with its targets.",
+    description="Scope `posts:read`. Another organization's post is 404, like a missing one.",
+    operation_id="getPost",
+    response_model=Post,
+    status_code=200,
+    responses=error_responses(),
+)
+async def get_post(post_id: PostId, principal: PostsRead, session: Session) -> Post:
+    """Read a post with its targets."""
+    return await service.get_post(session, principal.organization_id, post_id)
+
+
+@router.patch(
+    "/posts/{postId}",
+    summary="Update a post.",
+    operation_id="updatePost",
+    response_model=Post,
+    status_code=200,
+    responses=error_responses(),
+    description="Scope `posts:write`. "
+    "Merge the given top-level fields into the post. `scheduledAt: null` makes a "
+    "draft again; `publishNow: true` publishes now (and retries failed targets); a target "
+    "already publishing (in flight, or waiting to retry) keeps going. `targets`, "
+    "when given, is the new list: an entry with an `id` is merged into that target, one "
+    "without adds a target, and targets left out are removed. Changing the effective text, "
+    "media, channel, content kind or options of a `publishing` or `published` target, or "
+    "removing one, is 409 `post_not_editable`. Deciding `approval.status` (or turning "
+    "`approval.required` off) needs an owner or admin: 403 `insufficient_role` otherwise; "
+    "the decision records `decidedBy` and `decidedAt`. Approving a post that does not "
+    "require approval is 400; rejecting one that is already publishing or published is 409 "
+    "`conflict`. A target added to a post that is publishing or already published goes out "
+    "at once (or at its future `scheduledAt`). Every successful PATCH emits "
+    "`post.updated.v1` (and `post.scheduled.v1` when the post enters `scheduled`)." + _LIFECYCLE,
+)
+async def update_post(
+    post_id: PostId,
+    body: PostUpdate,
+    principal: PostsWrite,
+    session: Session,
+    runtime: RuntimeDep,
+    audit: Audit,
+) -> Post:
+    """Update a post."""
+    if decides_approval(body) and principal.member_role not in MANAGER_ROLES:
+        raise insufficient_role()
+    post = await update(session, runtime, principal, post_id, body)
+    audit.set("post", post.id, body.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    return post
+
+
+@router.delete(
+    "/posts/{postId}",
+    summary="Delete a post.",
+    operation_id="deletePost",
+    response_model=DeletedPost,
+    status_code=200,
+    responses=error_responses(),
+    description="Scope `posts:write`. "
+    "Delete the post: it answers 404 and leaves the collection; its unpublished "
+    "targets are canceled (copies already published on the networks stay). Emits "
+    "`post.deleted.v1` carrying the post as it was before deletion.",
+)
+async def delete_post(
+    post_id: PostId, principal: PostsWrite, session: Session, runtime: RuntimeDep, audit: Audit
+) -> DeletedPost:
+    """Delete a post."""
+    await service.delete_post(session, runtime, principal.organization_id, post_id)
+    audit.set("post", post_id, {"deleted": True})
+    return DeletedPost(id=post_id)

@@ -1,0 +1,173 @@
+"""Post use cases shared by the others: reading, listing, deleting, emitting post events,
+waking the publisher, and failing the targets of a disconnected channel.
+
+Creating and updating live in creating.py and updating.py; the publisher's side of the
+queue (claiming due targets, recording outcomes) in queue.py."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.channels import service as channels
+from pressroom.kit.clock import utcnow
+from pressroom.kit.errors import field_error, not_found
+from pressroom.kit.pagination import PageParams, paginate
+from pressroom.posts import repository, views
+from pressroom.posts.lifecycle import derive_status
+from pressroom.posts.models import POST_STATUSES, Post, PostTarget
+from pressroom.posts.schemas import Post as PostOut
+from pressroom.runtime import Runtime
+from pressroom.webhooks.outbox import emit_event
+
+# The publisher listens here; a commit that makes a target due now wakes it at once.
+PUBLISHER_CHANNEL = "pressroom_publisher"
+
+
+async def emit(
+    session: AsyncSession,
+    runtime: Runtime,
+    event_type: str,
+    organization_id: uuid.UUID,
+    view: PostOut,
+    target_id: uuid.UUID | None = None,
+) -> None:
+    """Write a post event in the caller's transaction: `{"post": view}` (+ `targetId`)."""
+    await emit_event(
+        session,
+        runtime.notifier,
+        organization_id=organization_id,
+        event_type=event_type,
+        data=views.event_data(view, target_id),
+        retention_seconds=runtime.settings.webhook_retention_seconds,
+    )
+
+
+async def wake_publisher(session: AsyncSession, runtime: Runtime) -> None:
+    await runtime.notifier.notify(session, PUBLISHER_CHANNEL)
+
+
+async def get_post(
+    session: AsyncSession, organization_id: uuid.UUID, post_id: uuid.UUID
+) -> PostOut:
+    post = await repository.get_post(session, organization_id, post_id)
+    if post is None:
+        raise not_found("post")
+    return await views.load_view(session, post)
+
+
+async def list_posts(
+    session: AsyncSession,
+    runtime: Runtime,
+    organization_id: uuid.UUID,
+    page: PageParams,
+    *,
+    status: str | None,
+    channel_id: uuid.UUID | None,
+    tag: str | None,
+    start: datetime | None,
+    end: datetime | None,
+) -> tuple[list[PostOut], str | None]:
+    if status is not None and status not in POST_STATUSES:
+        raise field_error("status", "invalid_choice", f"must be one of {', '.join(POST_STATUSES)}")
+    if start is not None and end is not None and start > end:
+        raise field_error("end", "before_start", "must not be before start")
+    if channel_id is not None and not await channels.usable(session, organization_id, [channel_id]):
+        raise field_error(
+            "channelId", "unknown_channel", "names no connected channel of this organization"
+        )
+    statement = repository.list_statement(
+        organization_id, status=status, channel_id=channel_id, tag=tag, start=start, end=end
+    )
+    rows, next_cursor = await paginate(
+        session, statement, model=Post, params=page, box=runtime.box, collection="posts"
+    )
+    return await views.load_views(session, rows), next_cursor
+
+
+async def delete_post(
+    session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID, post_id: uuid.UUID
+) -> PostOut:
+    """Delete the post and cancel its unpublished targets (published copies on the networks
+    stay). Emits post.deleted.v1 with the post as it was; returns that form."""
+    post = await repository.get_post(session, organization_id, post_id, for_update=True)
+    if post is None:
+        raise not_found("post")
+    targets = (await repository.targets_of(session, [post.id], for_update=True))[post.id]
+    before = await views.load_view(session, post)
+    now = utcnow()
+    for target in targets:
+        if target.status in ("draft", "pending_approval", "scheduled", "publishing"):
+            target.status = "canceled"
+            target.next_attempt_at = None
+            target.lease_owner = None
+            target.lease_until = None
+            target.updated_at = now
+    post.deleted_at = now
+    post.updated_at = now
+    await session.flush()
+    await emit(session, runtime, "post.deleted.v1", organization_id, before)
+    return before
+
+
+async def fail_targets_of_channel(
+    session: AsyncSession, runtime: Runtime, channel_id: uuid.UUID, *, code: str, message: str
+) -> int:
+    """Fail the channel's unpublished targets for good (its channel is gone), emitting
+    post.failed.v1 for each. A target whose publish is in flight right now is left to its
+    worker, which will record the truth (published, or failed because the channel is gone)."""
+    now = utcnow()
+    candidates = await session.execute(
+        select(PostTarget.id, PostTarget.post_id)
+        .join(Post, Post.id == PostTarget.post_id)
+        .where(
+            PostTarget.channel_id == channel_id,
+            PostTarget.status.in_(("draft", "pending_approval", "scheduled", "publishing")),
+            Post.deleted_at.is_(None),
+        )
+    )
+    post_ids = {post_id for _, post_id in candidates}
+    if not post_ids:
+        return 0
+    posts = await repository.lock_posts(session, post_ids)
+    targets = await repository.targets_of(session, list(posts), for_update=True)
+    failed: list[tuple[Post, PostTarget]] = []
+    for post_id, post in posts.items():
+        for target in targets[post_id]:
+            in_flight = target.lease_until is not None and target.lease_until > now
+            if (
+                target.channel_id != channel_id
+                or target.status not in ("draft", "pending_approval", "scheduled", "publishing")
+                or in_flight
+            ):
+                continue
+            target.status = "failed"
+            target.error_code = code
+            target.error_message = message
+            target.error_retryable = False
+            target.next_attempt_at = None
+            target.lease_owner = None
+            target.lease_until = None
+            target.updated_at = now
+            failed.append((post, target))
+        post.status = derive_status(post.publish_mode, [t.status for t in targets[post_id]])
+        post.updated_at = now
+    await session.flush()
+    await _emit_per_target(session, runtime, "post.failed.v1", failed)
+    return len(failed)
+
+
+async def _emit_per_target(
+    session: AsyncSession,
+    runtime: Runtime,
+    event_type: str,
+    settled: Sequence[tuple[Post, PostTarget]],
+) -> None:
+    posts = list({post.id: post for post, _ in settled}.values())
+    by_id = {view.id: view for view in await views.load_views(session, posts)}
+    for post, target in settled:
+        await emit(session, runtime, event_type, post.organization_id, by_id[post.id], target.id)

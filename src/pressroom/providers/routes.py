@@ -1,0 +1,109 @@
+"""GET /providers and GET /providers/{providerId}: what each network accepts, and whether this
+deployment can publish to it."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from pressroom.auth.dependencies import ChannelsRead
+from pressroom.kit.crypto import SecretBox
+from pressroom.kit.errors import field_error, not_found
+from pressroom.kit.openapi import error_responses
+from pressroom.kit.pagination import Collection, Pagination
+from pressroom.kit.routing import PressroomRoute, RuntimeDep
+from pressroom.providers.declarations import PROVIDER_IDS, get_declaration, list_declarations
+from pressroom.providers.schemas import ProviderDeclaration
+from pressroom.publishing.adapters.registry import configured_providers
+
+ProviderId = Annotated[
+    str,
+    Path(
+        alias="providerId",
+        max_length=32,
+        description="`x`, `linkedin`, `facebook`, `instagram`, `threads`, `bluesky`, "
+        "`mastodon`, `tiktok`, `youtube`, `pinterest` or `sandbox`.",
+    ),
+]
+_MAC_BYTES = 16
+
+router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Providers"])
+
+_CONFIGURED = (
+    "`configured` says whether this deployment can connect and publish to the provider: "
+    "always true for `sandbox`; for a real network, true only when an adapter for it is "
+    "configured. Any provider can still be connected with `--simulated`: validated by its "
+    "real declaration, published by the sandbox simulator."
+)
+
+
+@router.get(
+    "/providers",
+    summary="List provider declarations.",
+    operation_id="listProviders",
+    response_model=Collection[ProviderDeclaration],
+    status_code=200,
+    responses=error_responses(),
+    description="Scope `channels:read`. "
+    "Every provider declaration, in a fixed order (x, linkedin, facebook, "
+    "instagram, threads, bluesky, mastodon, tiktok, youtube, pinterest, sandbox), paginated "
+    "like every collection. " + _CONFIGURED,
+)
+async def list_providers(
+    principal: ChannelsRead, runtime: RuntimeDep, page: Pagination
+) -> Collection[ProviderDeclaration]:
+    """List provider declarations."""
+    declarations = list_declarations(configured_providers(runtime.settings))
+    start = 0
+    if page.cursor:
+        start = PROVIDER_IDS.index(_decode_cursor(runtime.box, page.cursor)) + 1
+    items = declarations[start : start + page.page_size]
+    more = start + page.page_size < len(declarations)
+    next_cursor = _encode_cursor(runtime.box, items[-1].id) if more and items else None
+    return Collection[ProviderDeclaration](items=items, next_cursor=next_cursor)
+
+
+@router.get(
+    "/providers/{providerId}",
+    summary="Read one provider declaration.",
+    operation_id="getProvider",
+    response_model=ProviderDeclaration,
+    status_code=200,
+    responses=error_responses(),
+    description="Scope `channels:read`. " + _CONFIGURED,
+)
+async def get_provider(
+    provider_id: ProviderId, principal: ChannelsRead, runtime: RuntimeDep
+) -> ProviderDeclaration:
+    """Read one provider declaration."""
+    declaration = get_declaration(provider_id, configured_providers(runtime.settings))
+    if declaration is None:
+        raise not_found("provider")
+    return declaration
+
+
+def _encode_cursor(box: SecretBox, provider_id: str) -> str:
+    payload = provider_id.encode()
+    mac = box.mac(b"providers\0" + payload)[:_MAC_BYTES]
+    return base64.urlsafe_b64encode(payload + mac).decode().rstrip("=")
+
+
+def _decode_cursor(box: SecretBox, cursor: str) -> str:
+    invalid = field_error("cursor", "invalid", "is not a cursor issued for this collection")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    except (binascii.Error, ValueError):
+        raise invalid from None
+    payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+    if len(raw) <= _MAC_BYTES or not hmac.compare_digest(
+        mac, box.mac(b"providers\0" + payload)[:_MAC_BYTES]
+    ):
+        raise invalid
+    provider_id = payload.decode(errors="replace")
+    if provider_id not in PROVIDER_IDS:
+        raise invalid
+    return provider_id

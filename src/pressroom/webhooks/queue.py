@@ -1,0 +1,356 @@
+"""The delivery queue in the database: claim due deliveries under a lease, record attempts,
+and take back the leases of workers that died.
+
+Rows are the queue. A claim marks deliveries `processing` with a lease (`lease_owner` is a
+token unique to the claim, `lease_until` when another worker may take over); on PostgreSQL
+`FOR UPDATE SKIP LOCKED` lets concurrent workers claim disjoint rows, on SQLite transactions
+are serialized. A result is recorded only while the claim's token is still on the row, so a
+worker that lost its lease (it was too slow, or presumed dead) never overwrites the newer
+attempt of the worker that took over."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Integer, String, Table, bindparam, insert, select, text, update
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.types import Uuid
+
+from pressroom.db import UTCDateTime, unit_of_work
+from pressroom.kit.ids import uuid7
+from pressroom.webhooks.attempt import AttemptResult, ClaimedDelivery, NextState, next_state
+from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
+
+# Core tables: the worker's statements skip the ORM's per-row bookkeeping.
+_deliveries: Table = Delivery.__table__  # type: ignore[assignment]
+_attempts: Table = DeliveryAttempt.__table__  # type: ignore[assignment]
+_endpoints: Table = WebhookEndpoint.__table__  # type: ignore[assignment]
+_events: Table = Event.__table__  # type: ignore[assignment]
+
+
+def lease_seconds(timeout: float) -> float:
+    """How long a claim is held: a delivery may wait one attempt's time behind the endpoint's
+    in-flight ones and then take one attempt's time itself, plus room to record the result."""
+    return 3 * timeout + 10
+
+
+async def claim(
+    engine: AsyncEngine,
+    sessions: async_sessionmaker[AsyncSession],
+    *,
+    now: datetime,
+    lease_until: datetime,
+    lease_owner: str,
+    limit: int,
+    room: Mapping[uuid.UUID, int],
+    default_room: int,
+    full: Collection[uuid.UUID],
+) -> list[ClaimedDelivery]:
+    """Claim up to `limit` due deliveries of enabled endpoints, oldest due first; committed
+    when this returns.
+
+    Fair across endpoints: endpoints in `full` (this worker holds as many of theirs as it
+    may) are skipped in the query, and no endpoint gets more than its `room` (else
+    `default_room`) of this claim, so one endpoint's backlog never hides another's work.
+
+    The claim is on the path from an event to its first attempt: on PostgreSQL it is one
+    statement in autocommit (one round trip); on SQLite a short transaction."""
+    arguments: dict[str, Any] = {
+        "now": now,
+        "lease_until": lease_until,
+        "lease_owner": lease_owner,
+        "limit": limit,
+        "room": room,
+        "default_room": default_room,
+        "full": full,
+    }
+    if engine.dialect.name == "postgresql":
+        async with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
+            return await _claim_in_one_statement(connection, **arguments)
+    async with unit_of_work(sessions) as session:
+        return await claim_due(session, **arguments)
+
+
+# The PostgreSQL claim: lock due candidates (skipping rows other workers hold), rank each
+# endpoint's in due order, keep as many of each as it has room for, mark those processing and
+# return what their attempts need. Locks on candidates not kept end with the statement.
+_CLAIM_SQL = text(
+    """
+WITH candidates AS (
+    SELECT d.id, d.endpoint_id, d.next_attempt_at
+    FROM webhook_deliveries AS d
+    JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+    WHERE d.status = 'pending'
+      AND d.next_attempt_at <= :now
+      AND d.expires_at > :now
+      AND e.enabled
+      AND d.endpoint_id <> ALL(:full)
+    ORDER BY d.next_attempt_at
+    LIMIT :limit
+    FOR UPDATE OF d SKIP LOCKED
+), chosen AS (
+    SELECT ranked.id
+    FROM (
+        SELECT c.id, c.endpoint_id,
+               row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id)
+                   AS place
+        FROM candidates AS c
+    ) AS ranked
+    LEFT JOIN unnest(:room_endpoints, :room_sizes) AS room (endpoint_id, size)
+        ON room.endpoint_id = ranked.endpoint_id
+    WHERE ranked.place <= coalesce(room.size, :default_room)
+)
+UPDATE webhook_deliveries AS d
+SET status = 'processing', lease_owner = :lease_owner, lease_until = :lease_until,
+    updated_at = :now
+FROM chosen, webhook_endpoints AS e, events AS ev
+WHERE d.id = chosen.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.next_trigger, d.expires_at,
+          d.next_attempt_at, e.url, e.secret_encrypted, e.previous_secret_encrypted,
+          e.previous_expires_at, ev.body
+"""
+).bindparams(
+    bindparam("now", type_=UTCDateTime()),
+    bindparam("lease_until", type_=UTCDateTime()),
+    bindparam("lease_owner", type_=String()),
+    bindparam("limit", type_=Integer()),
+    bindparam("default_room", type_=Integer()),
+    bindparam("full", type_=ARRAY(Uuid())),
+    bindparam("room_endpoints", type_=ARRAY(Uuid())),
+    bindparam("room_sizes", type_=ARRAY(Integer())),
+)
+
+
+async def _claim_in_one_statement(
+    connection: AsyncConnection,
+    *,
+    now: datetime,
+    lease_until: datetime,
+    lease_owner: str,
+    limit: int,
+    room: Mapping[uuid.UUID, int],
+    default_room: int,
+    full: Collection[uuid.UUID],
+) -> list[ClaimedDelivery]:
+    rows = await connection.execute(
+        _CLAIM_SQL,
+        {
+            "now": now,
+            "lease_until": lease_until,
+            "lease_owner": lease_owner,
+            "limit": limit,
+            "default_room": default_room,
+            "full": list(full),
+            "room_endpoints": list(room),
+            "room_sizes": [max(0, size) for size in room.values()],
+        },
+    )
+    return _claimed(rows, lease_owner)
+
+
+def _claimed(rows: Any, lease_owner: str) -> list[ClaimedDelivery]:
+    return [
+        ClaimedDelivery(
+            delivery_id=row.id,
+            endpoint_id=row.endpoint_id,
+            event_id=row.event_id,
+            number=row.attempt_count + 1,
+            trigger=row.next_trigger,
+            expires_at=row.expires_at,
+            lease_owner=lease_owner,
+            url=row.url,
+            body=row.body.encode(),
+            secret_encrypted=row.secret_encrypted,
+            previous_secret_encrypted=row.previous_secret_encrypted,
+            previous_expires_at=row.previous_expires_at,
+        )
+        for row in sorted(rows, key=lambda r: (r.next_attempt_at, r.id))
+    ]
+
+
+async def claim_due(
+    session: AsyncSession,
+    *,
+    now: datetime,
+    lease_until: datetime,
+    lease_owner: str,
+    limit: int,
+    room: Mapping[uuid.UUID, int],
+    default_room: int,
+    full: Collection[uuid.UUID],
+) -> list[ClaimedDelivery]:
+    """`claim` in the caller's transaction, with portable statements (any database)."""
+    candidates = (
+        select(_deliveries.c.id, _deliveries.c.endpoint_id)
+        .join(_endpoints, _endpoints.c.id == _deliveries.c.endpoint_id)
+        .where(
+            _deliveries.c.status == "pending",
+            _deliveries.c.next_attempt_at <= now,
+            _deliveries.c.expires_at > now,
+            # Deliveries of a disabled endpoint are held: left pending, not sent.
+            _endpoints.c.enabled.is_(True),
+        )
+        .order_by(_deliveries.c.next_attempt_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True, of=_deliveries)
+    )
+    if full:
+        candidates = candidates.where(_deliveries.c.endpoint_id.not_in(list(full)))
+    taken: Counter[uuid.UUID] = Counter()
+    chosen: list[uuid.UUID] = []
+    for delivery_id, endpoint_id in (await session.execute(candidates)).all():
+        if taken[endpoint_id] < room.get(endpoint_id, default_room):
+            taken[endpoint_id] += 1
+            chosen.append(delivery_id)
+    if not chosen:
+        return []
+    columns = (
+        _deliveries.c.id,
+        _deliveries.c.endpoint_id,
+        _deliveries.c.event_id,
+        _deliveries.c.attempt_count,
+        _deliveries.c.next_trigger,
+        _deliveries.c.expires_at,
+        _deliveries.c.next_attempt_at,
+        _endpoints.c.url,
+        _endpoints.c.secret_encrypted,
+        _endpoints.c.previous_secret_encrypted,
+        _endpoints.c.previous_expires_at,
+        _events.c.body,
+    )
+    await session.execute(
+        update(_deliveries)
+        .where(_deliveries.c.id.in_(chosen))
+        .values(
+            status="processing", lease_owner=lease_owner, lease_until=lease_until, updated_at=now
+        )
+    )
+    rows = await session.execute(
+        select(*columns)
+        .join(_endpoints, _endpoints.c.id == _deliveries.c.endpoint_id)
+        .join(_events, _events.c.id == _deliveries.c.event_id)
+        .where(_deliveries.c.id.in_(chosen))
+    )
+    return _claimed(rows, lease_owner)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    result: AttemptResult
+    state: NextState
+
+
+async def record_results(
+    session: AsyncSession,
+    results: Sequence[AttemptResult],
+    *,
+    delays: Sequence[float],
+    now: datetime,
+) -> list[Recorded]:
+    """Write each attempt and its delivery's new state, in the caller's transaction, for the
+    deliveries whose lease this worker still holds; the others were taken over and are left
+    alone."""
+    if not results:
+        return []
+    ids = sorted({result.claimed.delivery_id for result in results})
+    # Locked in id order, so two recorders (or a recorder and a replay) never deadlock.
+    held = dict(
+        (
+            await session.execute(
+                select(_deliveries.c.id, _deliveries.c.lease_owner)
+                .where(_deliveries.c.id.in_(ids), _deliveries.c.status == "processing")
+                .order_by(_deliveries.c.id)
+                .with_for_update()
+            )
+        ).all()
+    )
+    recorded: list[Recorded] = []
+    changes: list[dict[str, Any]] = []
+    attempts: list[dict[str, Any]] = []
+    for result in results:
+        claimed = result.claimed
+        if held.get(claimed.delivery_id) != claimed.lease_owner:
+            continue
+        state = next_state(result, delays, now)
+        recorded.append(Recorded(result, state))
+        changes.append(
+            {
+                "b_id": claimed.delivery_id,
+                "b_status": state.status,
+                "b_next_attempt_at": state.next_attempt_at,
+                "b_response_status": result.response_status,
+                "b_latency_ms": result.latency_ms,
+                "b_attempt_count": claimed.number,
+            }
+        )
+        attempts.append(
+            {
+                "id": uuid7(),
+                "delivery_id": claimed.delivery_id,
+                "number": claimed.number,
+                "trigger": claimed.trigger,
+                "started_at": result.started_at,
+                "response_status": result.response_status,
+                "latency_ms": result.latency_ms,
+                "outcome": "succeeded" if result.succeeded else "failed",
+                "error_code": result.error_code,
+                "error_message": result.error_message,
+            }
+        )
+    if changes:
+        await session.execute(
+            update(_deliveries)
+            .where(_deliveries.c.id == bindparam("b_id"))
+            .values(
+                status=bindparam("b_status"),
+                next_attempt_at=bindparam("b_next_attempt_at"),
+                response_status=bindparam("b_response_status"),
+                latency_ms=bindparam("b_latency_ms"),
+                attempt_count=bindparam("b_attempt_count"),
+                # Whatever queued this attempt (a test, a replay) is done with.
+                next_trigger="scheduled",
+                lease_owner=None,
+                lease_until=None,
+                updated_at=now,
+            ),
+            changes,
+        )
+        await session.execute(insert(_attempts), attempts)
+    return recorded
+
+
+async def release_claims(session: AsyncSession, claims: Sequence[ClaimedDelivery]) -> None:
+    """Give back claimed deliveries that were never attempted (a worker shutting down)."""
+    for owner in {claim.lease_owner for claim in claims}:
+        await session.execute(
+            update(_deliveries)
+            .where(
+                _deliveries.c.id.in_([c.delivery_id for c in claims if c.lease_owner == owner]),
+                _deliveries.c.lease_owner == owner,
+                _deliveries.c.status == "processing",
+            )
+            .values(status="pending", lease_owner=None, lease_until=None)
+        )
+
+
+async def release_lapsed_leases(session: AsyncSession, now: datetime, batch: int = 500) -> int:
+    """Put deliveries whose worker's lease ran out back in the queue (their next_attempt_at
+    is kept, so they go first). The worker, if it still lives, can no longer record."""
+    lapsed = (
+        select(_deliveries.c.id)
+        .where(_deliveries.c.status == "processing", _deliveries.c.lease_until <= now)
+        .limit(batch)
+        .with_for_update(skip_locked=True)
+    )
+    result = await session.execute(
+        update(_deliveries)
+        .where(_deliveries.c.id.in_(lapsed.scalar_subquery()))
+        .values(status="pending", lease_owner=None, lease_until=None, updated_at=now)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -1,0 +1,456 @@
+"""The ten webhook operations: endpoints, their secrets, delivery logs, tests and replay."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Path, Query, Request, Response
+
+from pressroom.auth.dependencies import WebhooksManage, WebhooksRead
+from pressroom.kit.clock import utcnow
+from pressroom.kit.errors import not_found
+from pressroom.kit.openapi import error_responses
+from pressroom.kit.pagination import Collection, Pagination, paginate
+from pressroom.kit.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.webhooks import repository, service
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import DeliveryAttempt as AttemptRow
+from pressroom.webhooks.models import WebhookEndpoint as EndpointRow
+from pressroom.webhooks.replay import effective_status, replay_delivery, send_test
+from pressroom.webhooks.schemas import (
+    AttemptError,
+    DeletedWebhookEndpoint,
+    DeliveryAttempt,
+    DeliveryStatus,
+    EventType,
+    QueuedTest,
+    RotateSecretInput,
+    SecretMetadata,
+    SendTestInput,
+    WebhookDelivery,
+    WebhookDeliveryDetail,
+    WebhookEndpoint,
+    WebhookEndpointCreate,
+    WebhookEndpointUpdate,
+    WebhookEndpointWithSecret,
+)
+
+router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Webhooks"])
+
+EndpointId = Annotated[
+    uuid.UUID, Path(alias="webhookEndpointId", description="The webhook endpoint's id.")
+]
+DeliveryId = Annotated[uuid.UUID, Path(alias="webhookDeliveryId", description="The delivery's id.")]
+
+_MANAGERS = (
+    "Scope `webhooks:write`, and the member must be an owner or admin (else 403 "
+    "`insufficient_role`)."
+)
+_NO_STORE = {
+    "Cache-Control": {
+        "description": "`no-store`: the response holds the one-time signing secret.",
+        "schema": {"type": "string"},
+    }
+}
+_SIGNING = (
+    "Every delivery is an HTTP/1.1 POST of the event's exact bytes (`Content-Type: "
+    "application/json`) with `Webhook-Id` (the event id, the same on every attempt and "
+    "endpoint), `Webhook-Timestamp` (Unix seconds of the attempt) and `Webhook-Signature`: "
+    "`v1=` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the "
+    "base64-decoded part of the `whsec_` secret; during a rotation grace one value per live "
+    "secret, space-separated. Verify before parsing and reject timestamps more than five "
+    "minutes off (`pressroom.webhooks.verify` does both)."
+)
+
+_DELIVERY_RULES = (
+    "Delivery is at least once: deduplicate on `Webhook-Id`. Each attempt resolves the name "
+    "again and refuses any non-public answer (`destination_blocked`), times out after "
+    "PRESSROOM_WEBHOOK_TIMEOUT_SECONDS (10) and never follows redirects. A 2xx succeeds. "
+    "Connection, DNS and TLS errors, timeouts, blocked destinations, 408, 425, 429 and 5xx are "
+    "retried after each delay of PRESSROOM_WEBHOOK_RETRY_SCHEDULE (default 5 s, 1 min, 5 min, "
+    "30 min, 2 h, 5 h, 10 h: 8 attempts), each lengthened by up to 20% of jitter and by "
+    "`Retry-After` up to one hour; a retry that would fall after the delivery's expiry ends it "
+    "instead. Any other answer (3xx, other 4xx) ends the delivery `exhausted` at once. At most "
+    "8 requests are in flight per endpoint per worker; response bodies are read (up to 64 KiB) "
+    "and discarded, never stored."
+)
+
+
+def endpoint_view(row: EndpointRow) -> WebhookEndpoint:
+    now = utcnow()
+    previous_expires = row.previous_expires_at
+    return WebhookEndpoint(
+        id=row.id,
+        url=row.url,
+        events=list(row.events.get("events", [])),
+        enabled=row.enabled,
+        description=row.description,
+        secret=SecretMetadata(
+            last4=row.secret_last4,
+            created_at=row.secret_created_at,
+            previous_expires_at=previous_expires
+            if previous_expires is not None and previous_expires > now
+            else None,
+        ),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _with_secret(issued: service.IssuedSecret) -> WebhookEndpointWithSecret:
+    view = endpoint_view(issued.endpoint)
+    return WebhookEndpointWithSecret(**dict(view), signing_secret=issued.secret)
+
+
+def _one_time_secret(request: Request, response: Response) -> None:
+    response.headers["Cache-Control"] = "no-store"
+    # The idempotency layer stores this response encrypted, like the secret itself.
+    request.state.secret_response = True
+
+
+def delivery_view(row: Delivery, body: str | None) -> dict[str, Any]:
+    now = utcnow()
+    status = effective_status(row, now)
+    return {
+        "id": row.id,
+        "endpoint_id": row.endpoint_id,
+        "event_id": row.event_id,
+        "event_type": row.event_type,
+        "status": status,
+        "response_status": row.response_status,
+        "latency_ms": row.latency_ms,
+        "attempt_count": row.attempt_count,
+        "next_attempt_at": row.next_attempt_at if status == "pending" else None,
+        "created_at": row.created_at,
+        "expires_at": row.expires_at,
+        "payload": json.loads(body) if body is not None else {},
+    }
+
+
+def attempt_view(row: AttemptRow) -> DeliveryAttempt:
+    error = None
+    if row.error_code is not None:
+        error = AttemptError(code=row.error_code, message=row.error_message or row.error_code)
+    return DeliveryAttempt(
+        id=row.id,
+        number=row.number,
+        trigger=row.trigger,
+        started_at=row.started_at,
+        response_status=row.response_status,
+        latency_ms=row.latency_ms,
+        outcome=row.outcome,
+        error=error,
+    )
+
+
+async def _endpoint(
+    session: Session, organization_id: uuid.UUID, endpoint_id: uuid.UUID
+) -> EndpointRow:
+    endpoint = await repository.get_endpoint(session, organization_id, endpoint_id)
+    if endpoint is None:
+        raise not_found("webhook endpoint")
+    return endpoint
+
+
+async def _detail(session: Session, delivery: Delivery) -> WebhookDeliveryDetail:
+    bodies = await repository.event_bodies(session, [delivery.event_id])
+    attempts = await repository.attempts_of(session, delivery.id)
+    return WebhookDeliveryDetail(
+        **delivery_view(delivery, bodies.get(delivery.event_id)),
+        attempts=[attempt_view(a) for a in attempts],
+    )
+
+
+@router.get(
+    "/webhooks",
+    operation_id="listWebhookEndpoints",
+    summary="List webhook endpoints.",
+    response_model=Collection[WebhookEndpoint],
+    responses=error_responses(),
+    description="Scope `webhooks:read`. Newest first; keyset pagination (`pageSize`, `cursor`). "
+    "Secrets appear only as masked metadata.",
+)
+async def list_webhook_endpoints(
+    principal: WebhooksRead, session: Session, runtime: RuntimeDep, page: Pagination
+) -> Collection[WebhookEndpoint]:
+    """List webhook endpoints."""
+    rows, next_cursor = await paginate(
+        session,
+        repository.endpoints_of(principal.organization_id),
+        model=EndpointRow,
+        params=page,
+        box=runtime.box,
+        collection="webhook-endpoints",
+    )
+    return Collection[WebhookEndpoint](
+        items=[endpoint_view(row) for row in rows], next_cursor=next_cursor
+    )
+
+
+@router.post(
+    "/webhooks",
+    operation_id="createWebhookEndpoint",
+    summary="Subscribe a webhook endpoint.",
+    status_code=201,
+    response_model=WebhookEndpointWithSecret,
+    responses={
+        **error_responses(),
+        201: {"description": "The endpoint and its one-time secret.", "headers": _NO_STORE},
+    },
+    description=f"{_MANAGERS} Returns the endpoint with `signingSecret`, shown this once "
+    "(`Cache-Control: no-store`; a repeat with the same Idempotency-Key returns the same "
+    "secret, stored encrypted). Unknown or repeated `events` entries and destinations that "
+    f"break the URL rules are 400 naming the field. {_SIGNING} {_DELIVERY_RULES}",
+)
+async def create_webhook_endpoint(
+    body: WebhookEndpointCreate,
+    principal: WebhooksManage,
+    session: Session,
+    audit: Audit,
+    runtime: RuntimeDep,
+    request: Request,
+    response: Response,
+) -> WebhookEndpointWithSecret:
+    """Subscribe a webhook endpoint."""
+    issued = await service.create_endpoint(
+        session, runtime.box, runtime.settings, principal.organization_id, body
+    )
+    endpoint = issued.endpoint
+    audit.set(
+        "webhookEndpoint",
+        endpoint.id,
+        {
+            "url": endpoint.url,
+            "events": list(body.events),
+            "description": endpoint.description,
+            "enabled": endpoint.enabled,
+        },
+    )
+    _one_time_secret(request, response)
+    response.headers["Location"] = f"/api/v1/webhooks/{endpoint.id}"
+    return _with_secret(issued)
+
+
+@router.get(
+    "/webhooks/{webhookEndpointId}",
+    operation_id="getWebhookEndpoint",
+    summary="Read a webhook endpoint.",
+    response_model=WebhookEndpoint,
+    responses=error_responses(),
+    description="Scope `webhooks:read`. The secret appears only as masked metadata.",
+)
+async def get_webhook_endpoint(
+    endpoint_id: EndpointId, principal: WebhooksRead, session: Session
+) -> WebhookEndpoint:
+    """Read a webhook endpoint."""
+    return endpoint_view(await _endpoint(session, principal.organization_id, endpoint_id))
+
+
+@router.patch(
+    "/webhooks/{webhookEndpointId}",
+    operation_id="updateWebhookEndpoint",
+    summary="Change a webhook endpoint.",
+    response_model=WebhookEndpoint,
+    responses=error_responses(),
+    description=f"{_MANAGERS} A merge of `url`, `events`, `description` and `enabled`. "
+    "Disabling holds the endpoint's pending deliveries (not sent, expiry unchanged, not "
+    "replayable) and creates no new ones; enabling sends the held ones at once. A new `url` "
+    "applies to every later attempt, pending ones included; new `events` to later events.",
+)
+async def update_webhook_endpoint(
+    endpoint_id: EndpointId,
+    body: WebhookEndpointUpdate,
+    principal: WebhooksManage,
+    session: Session,
+    audit: Audit,
+    runtime: RuntimeDep,
+) -> WebhookEndpoint:
+    """Change a webhook endpoint."""
+    service.check_update(body, runtime.settings)
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    changes = await service.update_endpoint(session, runtime.notifier, endpoint, body)
+    audit.set("webhookEndpoint", endpoint.id, changes)
+    return endpoint_view(endpoint)
+
+
+@router.delete(
+    "/webhooks/{webhookEndpointId}",
+    operation_id="deleteWebhookEndpoint",
+    summary="Delete a webhook endpoint.",
+    response_model=DeletedWebhookEndpoint,
+    responses=error_responses(),
+    description=f"{_MANAGERS} Its deliveries and their attempts are deleted with it and "
+    "nothing more is sent to it.",
+)
+async def delete_webhook_endpoint(
+    endpoint_id: EndpointId, principal: WebhooksManage, session: Session, audit: Audit
+) -> DeletedWebhookEndpoint:
+    """Delete a webhook endpoint."""
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    await service.delete_endpoint(session, endpoint)
+    audit.set("webhookEndpoint", endpoint_id, {"deleted": True})
+    return DeletedWebhookEndpoint(id=endpoint_id)
+
+
+@router.post(
+    "/webhooks/{webhookEndpointId}/rotate",
+    operation_id="rotateWebhookEndpointSecret",
+    summary="Rotate a webhook endpoint's signing secret.",
+    response_model=WebhookEndpointWithSecret,
+    responses={
+        **error_responses(),
+        200: {"description": "The endpoint and its new one-time secret.", "headers": _NO_STORE},
+    },
+    description=f"{_MANAGERS} Issues a new secret, shown once (`Cache-Control: no-store`). The "
+    "body is optional (none, `{}`, or `expireCurrentInSeconds` 0-604800, default 0): while "
+    "the replaced secret's grace lasts, deliveries carry both signatures, the new one first.",
+)
+async def rotate_webhook_endpoint_secret(
+    endpoint_id: EndpointId,
+    principal: WebhooksManage,
+    session: Session,
+    audit: Audit,
+    runtime: RuntimeDep,
+    request: Request,
+    response: Response,
+    body: Annotated[RotateSecretInput | None, Body()] = None,
+) -> WebhookEndpointWithSecret:
+    """Rotate a webhook endpoint's signing secret."""
+    grace = body.expire_current_in_seconds if body is not None else 0
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    issued = await service.rotate_secret(session, runtime.box, endpoint, grace)
+    audit.set("webhookEndpoint", endpoint.id, {"expireCurrentInSeconds": grace})
+    _one_time_secret(request, response)
+    return _with_secret(issued)
+
+
+@router.get(
+    "/webhooks/{webhookEndpointId}/deliveries",
+    operation_id="listWebhookDeliveries",
+    summary="List an endpoint's deliveries.",
+    response_model=Collection[WebhookDelivery],
+    responses=error_responses(),
+    description="Scope `webhooks:read`. Newest first; keyset pagination. Filters: `status`, "
+    "`eventType`. A delivery past `expiresAt` reads as `expired` at once (the sweeper purges "
+    "expired deliveries, their attempts and events one further retention period later, at "
+    "most 24 hours). No signatures, secrets, leases or response bodies.",
+)
+async def list_webhook_deliveries(
+    endpoint_id: EndpointId,
+    principal: WebhooksRead,
+    session: Session,
+    runtime: RuntimeDep,
+    page: Pagination,
+    status: Annotated[
+        DeliveryStatus | None, Query(description="Only deliveries in this status.")
+    ] = None,
+    event_type: Annotated[
+        EventType | None,
+        Query(alias="eventType", description="Only deliveries of this event kind."),
+    ] = None,
+) -> Collection[WebhookDelivery]:
+    """List an endpoint's deliveries."""
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    rows, next_cursor = await paginate(
+        session,
+        repository.deliveries_of(endpoint.id, status=status, event_type=event_type, now=utcnow()),
+        model=Delivery,
+        params=page,
+        box=runtime.box,
+        collection=f"webhook-deliveries:{endpoint.id}",
+    )
+    bodies = await repository.event_bodies(session, [row.event_id for row in rows])
+    return Collection[WebhookDelivery](
+        items=[WebhookDelivery(**delivery_view(row, bodies.get(row.event_id))) for row in rows],
+        next_cursor=next_cursor,
+    )
+
+
+@router.get(
+    "/webhooks/{webhookEndpointId}/deliveries/{webhookDeliveryId}",
+    operation_id="getWebhookDelivery",
+    summary="Read a delivery with its attempts.",
+    response_model=WebhookDeliveryDetail,
+    responses=error_responses(),
+    description="Scope `webhooks:read`. The retained event as `payload`, and every attempt "
+    "with its trigger, response status, latency, outcome and error.",
+)
+async def get_webhook_delivery(
+    endpoint_id: EndpointId, delivery_id: DeliveryId, principal: WebhooksRead, session: Session
+) -> WebhookDeliveryDetail:
+    """Read a delivery with its attempts."""
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
+    if delivery is None:
+        raise not_found("webhook delivery")
+    return await _detail(session, delivery)
+
+
+@router.post(
+    "/webhooks/{webhookEndpointId}/test",
+    operation_id="sendWebhookTest",
+    summary="Send a test event to an endpoint.",
+    status_code=202,
+    response_model=QueuedTest,
+    responses=error_responses(),
+    description=f'{_MANAGERS} Body exactly `{{"event": "webhook.test.v1"}}`. Queues a '
+    '`webhook.test.v1` event (`data: {"endpointId"}`) for this endpoint alone, whatever '
+    "its `events`; it is retried like any delivery (its first attempt's trigger is `test`). "
+    "409 `endpoint_disabled` for a disabled endpoint. With the same Idempotency-Key, the "
+    "same event.",
+)
+async def send_webhook_test(
+    endpoint_id: EndpointId,
+    body: SendTestInput,
+    principal: WebhooksManage,
+    session: Session,
+    audit: Audit,
+    runtime: RuntimeDep,
+) -> QueuedTest:
+    """Send a test event to an endpoint."""
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    event, delivery = await send_test(
+        session, runtime.notifier, endpoint, runtime.settings.webhook_retention_seconds
+    )
+    audit.set(
+        "webhookEndpoint",
+        endpoint.id,
+        {"event": body.event, "eventId": str(event.id), "deliveryId": str(delivery.id)},
+    )
+    return QueuedTest(delivery_id=delivery.id, event_id=event.id)
+
+
+@router.post(
+    "/webhooks/{webhookEndpointId}/deliveries/{webhookDeliveryId}/replay",
+    operation_id="replayWebhookDelivery",
+    summary="Replay an exhausted delivery.",
+    status_code=202,
+    response_model=WebhookDeliveryDetail,
+    responses=error_responses(),
+    description=f"{_MANAGERS} No body (or `{{}}`). Queues one more attempt with trigger "
+    "`replay` and the original event id, and answers 202 with the delivery, now `pending`. "
+    "The attempt leaves it `succeeded`, or `exhausted` again (and replayable again); a "
+    "failed replay attempt is not retried. Only an `exhausted`, unexpired delivery of an "
+    "enabled endpoint can be replayed: otherwise 409 `delivery_not_replayable` with "
+    "`reason`, checked in this order: `endpoint_disabled`, `expired`, `succeeded`, "
+    "`pending`, `processing`. While a replay is queued or running, 409 "
+    "`replay_in_progress`; of two racing replays exactly one is accepted.",
+)
+async def replay_webhook_delivery(
+    endpoint_id: EndpointId,
+    delivery_id: DeliveryId,
+    principal: WebhooksManage,
+    session: Session,
+    audit: Audit,
+    runtime: RuntimeDep,
+) -> WebhookDeliveryDetail:
+    """Replay an exhausted delivery."""
+    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
+    delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
+    if delivery is None:
+        raise not_found("webhook delivery")
+    replayed = await replay_delivery(session, runtime.notifier, endpoint, delivery)
+    audit.set("webhookDelivery", delivery.id, {"replay": True, "eventId": str(delivery.event_id)})
+    return await _detail(session, replayed)

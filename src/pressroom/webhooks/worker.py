@@ -1,0 +1,414 @@
+"""The delivery worker: a loop of the worker runner that keeps deliveries flowing.
+
+Each `run_once` records the attempts that finished, takes back lapsed leases now and then, and
+claims due deliveries up to this worker's room. Claimed deliveries wait in a short queue per
+endpoint and are sent as that endpoint's in-flight slots free up, so one slow endpoint holds at
+most its own slots while every other endpoint keeps being served; the claim itself skips
+endpoints whose queue is full. Finished attempts wake the loop (batched over a few
+milliseconds) so results are recorded, and room refilled, with one transaction for many
+deliveries. Nothing is sent while a transaction is open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+import os
+import secrets
+import socket
+import time
+import uuid
+from collections import Counter, OrderedDict, deque
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pressroom.db import unit_of_work
+from pressroom.kit.clock import utcnow
+from pressroom.kit.crypto import SecretBox
+from pressroom.webhooks import queue
+from pressroom.webhooks.attempt import (
+    AttemptResult,
+    ClaimedDelivery,
+    internal_failure,
+    perform_attempt,
+)
+from pressroom.webhooks.destination import parse_resolve_overrides
+from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
+from pressroom.webhooks.retention import SWEEP_INTERVAL_SECONDS, sweep_webhooks
+from pressroom.webhooks.transport import DeliveryClient, make_delivery_client
+
+if TYPE_CHECKING:
+    from pressroom.runtime import Runtime
+    from pressroom.workers.runner import Loop
+
+log = logging.getLogger(__name__)
+
+# Idle workers look for due deliveries at least this often (and wake at once on new ones).
+POLL_INTERVAL_SECONDS = 1.0
+# Requests in flight to one endpoint from one worker process.
+IN_FLIGHT_PER_ENDPOINT = 8
+# Deliveries of one endpoint a worker holds at once (in flight plus queued behind them).
+HELD_PER_ENDPOINT = 32
+# Deliveries a worker holds at once, all endpoints together.
+MAX_HELD = 512
+# Rows looked at per claim.
+CLAIM_BATCH = 128
+# Finished attempts are recorded together, at most this long after the first of them.
+RECORD_DELAY_SECONDS = 0.05
+RECORD_BATCH = 64
+LEASE_CHECK_SECONDS = 2.0
+_SECRET_CACHE_SIZE = 1024
+
+
+class DeliveryWorker:
+    """Sends webhook deliveries; one instance per worker process (it holds the HTTP pool)."""
+
+    def __init__(
+        self,
+        *,
+        in_flight_per_endpoint: int = IN_FLIGHT_PER_ENDPOINT,
+        held_per_endpoint: int = HELD_PER_ENDPOINT,
+        max_held: int = MAX_HELD,
+    ) -> None:
+        self.in_flight_per_endpoint = in_flight_per_endpoint
+        self.held_per_endpoint = max(held_per_endpoint, in_flight_per_endpoint)
+        self.max_held = max_held
+        # Identifies this worker's claims in the lease column; never shown to anyone.
+        self._name = f"{socket.gethostname()[:24]}:{os.getpid()}"
+        self._runtime: Runtime | None = None
+        self._client: DeliveryClient | None = None
+        self._waiting: dict[uuid.UUID, deque[ClaimedDelivery]] = {}
+        self._active: Counter[uuid.UUID] = Counter()
+        self._held: Counter[uuid.UUID] = Counter()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._finished: list[AttemptResult] = []
+        self._closing = False
+        self._record_timer: asyncio.TimerHandle | None = None
+        self._retry_timer: tuple[float, asyncio.TimerHandle] | None = None
+        self._retries_due: list[float] = []
+        self._next_lease_check = 0.0
+        self._recorder: asyncio.Task[None] | None = None
+        # Why the loop was woken since its last run (see _worth_claiming).
+        self._waking_self = False
+        self._woken_by_self = False
+        self._new_work = False
+        self._maybe_more: dict[uuid.UUID, bool] = {}
+        self._secrets: OrderedDict[str, str] = OrderedDict()
+
+    # the loop
+
+    async def run_once(self, runtime: Runtime) -> bool:
+        """Claim what there is room for and start sending it, then record the attempts that
+        finished; True if the claim was full (more may be due right now).
+
+        The claim commits first, on its own, so new work goes out without waiting for the
+        bookkeeping of old work; the recording then overlaps with the sends."""
+        if self._runtime is not runtime:
+            self._runtime = runtime
+            runtime.notifier.subscribe(DELIVERIES_CHANNEL, self._on_notified)
+        room = 0 if self._closing else self.max_held - sum(self._held.values())
+        limit = min(room, CLAIM_BATCH)
+        claimed: list[ClaimedDelivery] = []
+        room_before = {e: self.held_per_endpoint - n for e, n in self._held.items()}
+        if limit > 0 and self._worth_claiming():
+            now = utcnow()
+            claimed = await queue.claim(
+                runtime.engine,
+                runtime.sessions,
+                now=now,
+                lease_until=now + self._lease(runtime),
+                lease_owner=f"{self._name}:{secrets.token_hex(8)}",
+                limit=limit,
+                room=room_before,
+                default_room=self.held_per_endpoint,
+                full=[e for e, n in self._held.items() if n >= self.held_per_endpoint],
+            )
+        if claimed:
+            client = self._client_for(runtime)
+            for delivery in claimed:
+                self._held[delivery.endpoint_id] += 1
+                self._waiting.setdefault(delivery.endpoint_id, deque()).append(delivery)
+            for endpoint_id, taken in Counter(d.endpoint_id for d in claimed).items():
+                # Took all it had room for: there is probably more, so refill as soon as its
+                # local queue runs dry rather than at the next record wake.
+                self._maybe_more[endpoint_id] = (
+                    taken >= room_before.get(endpoint_id, self.held_per_endpoint)
+                    or len(claimed) >= limit
+                )
+                self._start_waiting(endpoint_id, client, runtime)
+        self._start_recorder(runtime)
+        return limit > 0 and len(claimed) >= limit
+
+    def _worth_claiming(self) -> bool:
+        """Whether this run should look for due work.
+
+        Always, unless the only reason to run is this worker's own attempts finishing: then
+        only once some endpoint has sent everything it holds locally, so a busy endpoint is
+        refilled in batches rather than one claim per finished attempt."""
+        own_wake_only = self._woken_by_self and not self._new_work
+        self._woken_by_self = self._new_work = False
+        if not own_wake_only:
+            return True
+        return any(n <= self.in_flight_per_endpoint for n in self._held.values()) or not self._held
+
+    def _on_notified(self) -> None:
+        # Called for every wake of the channel: new events, enabled endpoints, replays, retry
+        # timers, and this worker's own record wakes (which set `_waking_self` first).
+        if self._waking_self:
+            self._woken_by_self = True
+        else:
+            self._new_work = True
+
+    def _start_recorder(self, runtime: Runtime) -> None:
+        """Record finished attempts in a task of their own, on another connection, so the
+        next claim never waits for the bookkeeping of the last sends."""
+        due = self._finished or time.monotonic() >= self._next_lease_check
+        if due and (self._recorder is None or self._recorder.done()):
+            self._recorder = asyncio.create_task(self._record_all(runtime))
+
+    async def _record_all(self, runtime: Runtime) -> None:
+        try:
+            await self._record(runtime, release_lapsed=time.monotonic() >= self._next_lease_check)
+            while self._finished:
+                await self._record(runtime)
+        except Exception:
+            # The results were kept; the next run tries again (and a dead database shows up
+            # in the claim, which backs the loop off).
+            log.exception("could not record webhook attempts; will retry")
+
+    @staticmethod
+    def _lease(runtime: Runtime) -> timedelta:
+        return timedelta(seconds=queue.lease_seconds(runtime.settings.webhook_timeout_seconds))
+
+    async def close(self, runtime: Runtime) -> None:
+        """On shutdown: finish the attempts under way, record them, give back the rest."""
+        self._closing = True
+        if self._tasks:
+            _, late = await asyncio.wait(
+                set(self._tasks), timeout=runtime.settings.webhook_timeout_seconds + 5
+            )
+            for task in late:
+                task.cancel()  # their leases lapse and another worker sends them
+            await asyncio.gather(*late, return_exceptions=True)
+        unsent = [d for waiting in self._waiting.values() for d in waiting]
+        self._waiting.clear()
+        if self._recorder is not None:
+            await asyncio.gather(self._recorder, return_exceptions=True)
+        try:
+            await self._record(runtime)
+        except Exception:
+            log.exception("could not record the last attempts; their leases will lapse")
+        try:
+            if unsent:
+                async with unit_of_work(runtime.sessions) as session:
+                    await queue.release_claims(session, unsent)
+        except Exception:
+            log.exception("could not give back unsent deliveries; their leases will lapse")
+        for timer in (self._record_timer, self._retry_timer[1] if self._retry_timer else None):
+            if timer is not None:
+                timer.cancel()
+        self._record_timer = self._retry_timer = None
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    # sending
+
+    def _client_for(self, runtime: Runtime) -> DeliveryClient:
+        if self._client is None:
+            settings = runtime.settings
+            self._client = make_delivery_client(
+                timeout=settings.webhook_timeout_seconds,
+                ca_bundle=settings.webhook_ca_bundle,
+                overrides=parse_resolve_overrides(settings.webhook_resolve),
+                # Never a wait for a pooled connection: that would eat the attempt's timeout.
+                max_connections_per_host=self.max_held,
+            )
+        return self._client
+
+    def _start_waiting(
+        self, endpoint_id: uuid.UUID, client: DeliveryClient, runtime: Runtime
+    ) -> None:
+        waiting = self._waiting.get(endpoint_id)
+        while waiting and self._active[endpoint_id] < self.in_flight_per_endpoint:
+            if self._closing:
+                return
+            delivery = waiting.popleft()
+            self._active[endpoint_id] += 1
+            task = asyncio.create_task(self._attempt(delivery, client, runtime))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if waiting is not None and not waiting:
+            del self._waiting[endpoint_id]
+
+    async def _attempt(
+        self, delivery: ClaimedDelivery, client: DeliveryClient, runtime: Runtime
+    ) -> None:
+        started_at = utcnow()
+        try:
+            signing = self._signing_secrets(delivery, runtime.box)
+            result = await perform_attempt(
+                client, delivery, signing, runtime.settings.webhook_timeout_seconds
+            )
+        except Exception:
+            log.exception(
+                "webhook attempt failed unexpectedly",
+                extra={"deliveryId": str(delivery.delivery_id)},
+            )
+            result = internal_failure(delivery, started_at)
+        finally:
+            endpoint_id = delivery.endpoint_id
+            self._active[endpoint_id] -= 1
+            self._held[endpoint_id] -= 1
+            if not self._held[endpoint_id]:
+                del self._held[endpoint_id]
+                del self._active[endpoint_id]
+        self._finished.append(result)
+        self._start_waiting(endpoint_id, client, runtime)
+        if not self._waiting.get(endpoint_id) and self._maybe_more.pop(endpoint_id, False):
+            self._poke()
+        self._wake_to_record()
+
+    def _signing_secrets(self, delivery: ClaimedDelivery, box: SecretBox) -> list[str]:
+        """The current secret, and the previous one while its rotation grace lasts."""
+        signing = [self._decrypt(box, delivery.secret_encrypted)]
+        previous = delivery.previous_secret_encrypted
+        expires = delivery.previous_expires_at
+        if previous is not None and expires is not None and expires > utcnow():
+            signing.append(self._decrypt(box, previous))
+        return signing
+
+    def _decrypt(self, box: SecretBox, ciphertext: str) -> str:
+        # A rotation changes the ciphertext, so a cached entry is never stale.
+        secret = self._secrets.get(ciphertext)
+        if secret is None:
+            secret = box.decrypt(ciphertext)
+            self._secrets[ciphertext] = secret
+            if len(self._secrets) > _SECRET_CACHE_SIZE:
+                self._secrets.popitem(last=False)
+        else:
+            self._secrets.move_to_end(ciphertext)
+        return secret
+
+    # recording
+
+    def _wake(self) -> None:
+        """Wake the loop to record finished attempts (not, by itself, to claim)."""
+        self._record_timer = None
+        self._poke()
+
+    def _poke(self) -> None:
+        """Wake the loop from inside this worker (see _on_notified)."""
+        if self._runtime is not None:
+            self._waking_self = True
+            try:
+                self._runtime.notifier.wake(DELIVERIES_CHANNEL)
+            finally:
+                self._waking_self = False
+
+    def _wake_to_record(self) -> None:
+        """Wake the loop soon, so finished attempts are recorded together."""
+        if len(self._finished) >= RECORD_BATCH or not self._tasks - {asyncio.current_task()}:
+            if self._record_timer is not None:
+                self._record_timer.cancel()
+            self._wake()
+        elif self._record_timer is None:
+            self._record_timer = asyncio.get_running_loop().call_later(
+                RECORD_DELAY_SECONDS, self._wake
+            )
+
+    async def _record(self, runtime: Runtime, *, release_lapsed: bool = False) -> None:
+        """Record the finished attempts (and, now and then, take back lapsed leases)."""
+        finished, self._finished = self._finished, []
+        if not finished and not release_lapsed:
+            return
+        now = utcnow()
+        released = 0
+        try:
+            async with unit_of_work(runtime.sessions) as session:
+                recorded = await queue.record_results(
+                    session, finished, delays=runtime.settings.retry_delays, now=now
+                )
+                if release_lapsed:
+                    released = await queue.release_lapsed_leases(session, now)
+        except BaseException:
+            # Keep them for the next run: the leases stay ours until they lapse.
+            self._finished[:0] = finished
+            raise
+        if release_lapsed:
+            self._next_lease_check = time.monotonic() + LEASE_CHECK_SECONDS
+            if released:
+                log.info("took back deliveries of lapsed leases", extra={"count": released})
+        self._after_recording(finished, recorded)
+
+    def _after_recording(
+        self, finished: list[AttemptResult], recorded: list[queue.Recorded]
+    ) -> None:
+        lost = len(finished) - len(recorded)
+        if lost:
+            log.warning(
+                "attempt results not recorded: their leases were taken over",
+                extra={"count": lost},
+            )
+        for item in recorded:
+            if item.state.status == "exhausted":
+                log.info(
+                    "webhook delivery exhausted",
+                    extra={
+                        "deliveryId": str(item.result.claimed.delivery_id),
+                        "endpointId": str(item.result.claimed.endpoint_id),
+                        "errorCode": item.result.error_code,
+                        "responseStatus": item.result.response_status,
+                    },
+                )
+            elif item.state.next_attempt_at is not None:
+                self._wake_for_retry(item.state.next_attempt_at)
+
+    def _wake_for_retry(self, when: datetime) -> None:
+        """A retry due before the next poll gets a timer, so short schedules are kept."""
+        delay = (when - utcnow()).total_seconds()
+        if delay >= POLL_INTERVAL_SECONDS:
+            return
+        loop = asyncio.get_running_loop()
+        # A hair late rather than early: the claim compares with the database's idea of due.
+        heapq.heappush(self._retries_due, loop.time() + max(0.0, delay) + 0.002)
+        self._arm_retry_timer()
+
+    def _arm_retry_timer(self) -> None:
+        if not self._retries_due:
+            return
+        earliest = self._retries_due[0]
+        if self._retry_timer is not None:
+            if self._retry_timer[0] <= earliest:
+                return
+            self._retry_timer[1].cancel()
+        loop = asyncio.get_running_loop()
+        self._retry_timer = (earliest, loop.call_at(earliest, self._wake_retry))
+
+    def _wake_retry(self) -> None:
+        self._retry_timer = None
+        now = asyncio.get_running_loop().time()
+        while self._retries_due and self._retries_due[0] <= now:
+            heapq.heappop(self._retries_due)
+        if self._runtime is not None:
+            self._runtime.notifier.wake(DELIVERIES_CHANNEL)
+        self._arm_retry_timer()
+
+
+def webhook_loops() -> list[Loop]:
+    """The delivery worker (woken on new deliveries) and the retention sweeper."""
+    # Here, not at the top: the runner imports this module to list its loops.
+    from pressroom.workers.runner import Loop
+
+    deliveries = DeliveryWorker()
+    return [
+        Loop(
+            "webhook-delivery",
+            deliveries.run_once,
+            interval=POLL_INTERVAL_SECONDS,
+            channel=DELIVERIES_CHANNEL,
+            on_stop=deliveries.close,
+        ),
+        Loop("webhook-retention", sweep_webhooks, interval=SWEEP_INTERVAL_SECONDS),
+    ]

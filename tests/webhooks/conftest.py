@@ -1,0 +1,69 @@
+"""Webhook fixtures: a real TLS receiver on loopback, settings that route deliveries to it
+through the production code path (PRESSROOM_WEBHOOK_RESOLVE and _CA_BUNDLE), and a running
+delivery worker in this process."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+from pressroom.config import Settings
+from pressroom.db import unit_of_work
+from pressroom.runtime import Runtime
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.worker import webhook_loops
+from pressroom.workers.runner import WorkerRunner
+
+from .receiver import WebhookReceiver
+
+# Fast enough for tests, slow enough to see the schedule: three attempts in about 0.1 s.
+FAST_SCHEDULE = "0.05,0.05"
+TIMEOUT_SECONDS = 1.0
+
+
+@pytest.fixture(scope="session")
+def shared_receiver() -> Iterator[WebhookReceiver]:
+    with WebhookReceiver("hooks.example.com", extra_hostnames=("receiver.test",)) as receiver:
+        yield receiver
+
+
+@pytest.fixture
+def receiver(shared_receiver: WebhookReceiver) -> Iterator[WebhookReceiver]:
+    shared_receiver.reset()
+    yield shared_receiver
+    shared_receiver.reset()
+
+
+@pytest.fixture
+def settings(database_url: str, data_dir: Path, shared_receiver: WebhookReceiver) -> Settings:
+    return Settings(
+        database_url=database_url,
+        data_dir=data_dir,
+        secret_key="test-server-key-" + "x" * 32,
+        redis_url=None,
+        webhook_resolve=shared_receiver.resolve_setting,
+        webhook_ca_bundle=shared_receiver.ca_bundle_path,
+        webhook_retry_schedule=FAST_SCHEDULE,
+        webhook_timeout_seconds=TIMEOUT_SECONDS,
+    )
+
+
+@pytest.fixture
+async def worker(runtime: Runtime) -> AsyncIterator[WorkerRunner]:
+    """The webhook loops of a worker node, running in this process until the test ends.
+
+    The test database lives for the whole session: deliveries other tests left queued are
+    settled first, so this test's receiver sees only its own."""
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            update(Delivery)
+            .where(Delivery.status.in_(("pending", "processing")))
+            .values(status="exhausted", lease_owner=None, lease_until=None)
+        )
+    runner = WorkerRunner(runtime, webhook_loops(), grace_seconds=10)
+    await runner.start()
+    yield runner
+    await runner.stop()
