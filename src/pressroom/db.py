@@ -123,6 +123,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def _sqlite_begin_immediate(connection: Any) -> None:
     # Writers take the lock up front, so two transactions never deadlock upgrading
     # from a read to a write lock; SQLite serializes them through busy_timeout.
+    # Autocommit connections (Runtime.reader: long reports) open no transaction at all, so
+    # a read never holds the write lock.
+    if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        return
     connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 

@@ -21,9 +21,7 @@ from .receiver import WebhookReceiver
 
 # Fast enough for tests, slow enough to see the schedule: three attempts in about 0.1 s.
 FAST_SCHEDULE = "0.05,0.05"
-# Short enough to keep the timeout test quick, long enough that a TLS handshake on a loaded
-# 2-core machine (other suites running beside this one) never times out by accident.
-TIMEOUT_SECONDS = 3.0
+TIMEOUT_SECONDS = 1.0
 
 
 @pytest.fixture(scope="session")
