@@ -10,7 +10,8 @@ On a fresh PostgreSQL database, with a TLS receiver (uvicorn, TLS, pinned to CPU
    vetting with PRESSROOM_WEBHOOK_RESOLVE, pinned TLS connection, record). Throughput is the
    deliveries divided by the time from the first attempt's start to the last record.
 3. Latency: with that worker idle, events are emitted one per transaction at `--rate` per
-   second for `--seconds`; latency is each event's first attempt start minus its creation.
+   second for `--seconds` (the rate achieved is reported; below 95% of it the latency target
+   does not count as met); latency is each event's first attempt start minus its creation.
 
 The ceiling runs before and after the worker; the mean of the two is the baseline.
 
@@ -177,17 +178,20 @@ async def emit_many(runtime: object, organization_id: object, count: int, batch:
 
 async def emit_steadily(
     runtime: object, organization_id: object, rate: float, seconds: float
-) -> int:
+) -> tuple[int, float]:
+    """Emit `rate` events per second for `seconds`, one per transaction, on a fixed schedule;
+    (events emitted, seconds it took). Each event is its own task started on time (at most 16
+    transactions in flight), so one slow commit does not delay the events behind it. Taking
+    longer means the rate was not held."""
     from pressroom.db import unit_of_work
     from pressroom.webhooks.outbox import emit_event
 
     count = int(rate * seconds)
-    started = time.monotonic()
-    for n in range(count):
-        delay = started + n / rate - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        async with unit_of_work(runtime.sessions) as session:  # type: ignore[attr-defined]
+    in_flight = asyncio.Semaphore(16)
+
+    async def one(n: int) -> None:
+        sessions = runtime.sessions  # type: ignore[attr-defined]
+        async with in_flight, unit_of_work(sessions) as session:
             await emit_event(
                 session,
                 runtime.notifier,  # type: ignore[attr-defined]
@@ -196,7 +200,16 @@ async def emit_steadily(
                 data=post_data(n),
                 retention_seconds=3600,
             )
-    return count
+
+    started = time.monotonic()
+    tasks = []
+    for n in range(count):
+        delay = started + n / rate - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(n)))
+    await asyncio.gather(*tasks)
+    return count, time.monotonic() - started
 
 
 async def succeeded(runtime: object, endpoint_id: object) -> int:
@@ -374,9 +387,13 @@ async def measure(
         ceilings.append(ceiling())
 
         since = utcnow()
-        emitted = await emit_steadily(runtime, organization_id, args.rate, args.seconds)
+        emitted, emit_seconds = await emit_steadily(
+            runtime, organization_id, args.rate, args.seconds
+        )
         await wait_until_succeeded(runtime, endpoint_id, args.events + emitted)
         measured = await latencies(runtime, endpoint_id, since)
+        if len(measured) != emitted:
+            raise RuntimeError(f"{emitted} events emitted, {len(measured)} first attempts found")
     finally:
         if worker is not None:
             worker.send_signal(signal.SIGTERM)
@@ -390,6 +407,10 @@ async def measure(
     worker_cpu_ms = worker_cpu * 1000 / args.events
     ratio = worker_rps / ceiling_rps
     p50, p99 = percentile(measured, 0.50), percentile(measured, 0.99)
+    # The last event is due at (emitted - 1) / rate; later means the emitter fell behind and
+    # sent bursts instead of a steady stream.
+    achieved_rate = emitted / max(emit_seconds, (emitted - 1) / args.rate)
+    steady = achieved_rate >= 0.95 * args.rate
     return {
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}",
@@ -411,6 +432,8 @@ async def measure(
         "cpu_ratio": round(ceiling_cpu_ms / worker_cpu_ms, 3),
         "latency": {
             "rate": args.rate,
+            "achieved_rate": round(achieved_rate, 1),
+            "steady": steady,
             "seconds": args.seconds,
             "events": len(measured),
             "p50_ms": round(p50, 1),
@@ -418,7 +441,7 @@ async def measure(
             "max_ms": round(max(measured), 1),
             "over_500_ms": sum(1 for ms in measured if ms > 500),
         },
-        "targets": {"ratio >= 0.5": ratio >= 0.5, "p99 < 500 ms": p99 < 500},
+        "targets": {"ratio >= 0.5": ratio >= 0.5, "p99 < 500 ms": steady and p99 < 500},
     }
 
 
@@ -440,7 +463,8 @@ def main() -> None:
         f"\nbare httpx ceiling: {summary['ceiling']['rps']} deliveries/s\n"  # type: ignore[index]
         f"pressroom worker:   {summary['worker']['rps']} deliveries/s "  # type: ignore[index]
         f"({float(summary['ratio']):.0%} of the ceiling)\n"  # type: ignore[arg-type]
-        f"event to first attempt at {args.rate:.0f} events/s: "
+        f"event to first attempt at {latency['achieved_rate']} events/s "  # type: ignore[index]
+        f"(asked {args.rate:.0f}): "
         f"p50 {latency['p50_ms']} ms, p99 {latency['p99_ms']} ms"  # type: ignore[index]
     )
 

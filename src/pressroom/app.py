@@ -17,6 +17,8 @@ from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from pressroom.analytics.routes import router as analytics_router
+from pressroom.channels.connect import callback_router as connect_callback_router
+from pressroom.channels.connect import router as connect_router
 from pressroom.channels.routes import router as channels_router
 from pressroom.config import Settings
 from pressroom.kit.errors import PressroomError
@@ -38,6 +40,9 @@ API_ROUTERS: list[APIRouter] = [
     analytics_router,
     providers_router,
     channels_router,
+    connect_router,
+    # Outside /api/v1, without a key: the provider sends the person's browser back here.
+    connect_callback_router,
     posts_router,
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
@@ -261,13 +262,34 @@ def audit_verify(
     _emit(as_json, {"entries": result.entries, "ok": True}, f"{result.entries} entries; chain ok")
 
 
+def _secret_option(value: str | None, variable: str | None, option: str) -> str | None:
+    """A secret given directly (`--app-password P`) or, to keep it out of shell history and
+    process listings, by the name of an environment variable that holds it
+    (`--app-password-env VAR`)."""
+    if value is not None and variable is not None:
+        raise CommandError(f"give {option} or {option}-env, not both")
+    if variable is None:
+        return value
+    found = os.environ.get(variable, "").strip()
+    if not found:
+        raise CommandError(f"{option}-env names {variable}, which is not set or is empty")
+    return found
+
+
 @channels_app.command("connect")
 def channels_connect(
-    provider: Annotated[str, typer.Argument(help="Provider id: sandbox, bluesky, x, ...")],
+    provider: Annotated[
+        str, typer.Argument(help="Provider id: sandbox, bluesky, mastodon, x, ...")
+    ],
     org: Annotated[str, typer.Option("--org", help="Organization id.")],
     name: Annotated[str, typer.Option("--name", help="A name for the channel.")],
     handle: Annotated[
-        str | None, typer.Option("--handle", help="The account's handle on the network.")
+        str | None,
+        typer.Option(
+            "--handle",
+            help="bluesky: the account to log in as (handle, DID or email). Sandbox and "
+            "--simulated: the handle shown on the channel.",
+        ),
     ] = None,
     simulated: Annotated[
         bool,
@@ -276,16 +298,107 @@ def channels_connect(
             help="Validate by the provider's real rules, publish through the sandbox simulator.",
         ),
     ] = False,
+    app_password: Annotated[
+        str | None, typer.Option("--app-password", help="bluesky: an app password.")
+    ] = None,
+    app_password_env: Annotated[
+        str | None,
+        typer.Option(
+            "--app-password-env", help="bluesky: read the app password from this variable."
+        ),
+    ] = None,
+    service: Annotated[
+        str | None,
+        typer.Option(
+            "--service", help="bluesky: the account's service (default https://bsky.social)."
+        ),
+    ] = None,
+    instance: Annotated[
+        str | None,
+        typer.Option("--instance", help="mastodon: the instance, e.g. https://mastodon.social."),
+    ] = None,
+    access_token: Annotated[
+        str | None,
+        typer.Option("--access-token", help="mastodon, x: the account's access token."),
+    ] = None,
+    access_token_env: Annotated[
+        str | None,
+        typer.Option(
+            "--access-token-env", help="mastodon, x: read the access token from this variable."
+        ),
+    ] = None,
+    refresh_token: Annotated[
+        str | None, typer.Option("--refresh-token", help="x: the OAuth 2.0 refresh token.")
+    ] = None,
+    refresh_token_env: Annotated[
+        str | None,
+        typer.Option("--refresh-token-env", help="x: read the refresh token from this variable."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Connect a channel (sandbox, or any provider with --simulated); prints its id."""
+    """Connect a channel; prints its id. Real bluesky, mastodon and x accounts are verified with
+    the network first (nothing is stored if the provider refuses); the sandbox, and any provider
+    with --simulated, need no credentials."""
     from pressroom.channels import service as channels
+    from pressroom.channels import verification
+    from pressroom.providers.declarations import PROVIDER_IDS
+    from pressroom.publishing.adapters.registry import configured_providers
+
+    given = {
+        "--app-password": app_password is not None or app_password_env is not None,
+        "--service": service is not None,
+        "--instance": instance is not None,
+        "--access-token": access_token is not None or access_token_env is not None,
+        "--refresh-token": refresh_token is not None or refresh_token_env is not None,
+    }
+    real = provider != "sandbox" and not simulated
+
+    def options() -> verification.ProviderOptions:
+        accepted = verification.PROVIDER_OPTIONS.get(provider, ())
+        stray = [option for option, present in given.items() if present and option not in accepted]
+        if stray:
+            takes = ", ".join(accepted) or "no credential options"
+            raise CommandError(f"{stray[0]} is not an option of {provider} (it takes {takes})")
+        return verification.ProviderOptions(
+            handle=handle,
+            app_password=_secret_option(app_password, app_password_env, "--app-password"),
+            service=service,
+            instance=instance,
+            access_token=_secret_option(access_token, access_token_env, "--access-token"),
+            refresh_token=_secret_option(refresh_token, refresh_token_env, "--refresh-token"),
+        )
 
     async def work(runtime: Runtime) -> uuid.UUID:
         org_id = _uuid(org, "--org")
+        configured = configured_providers(runtime.settings)
+        account: verification.VerifiedAccount | None = None
+        if not real:
+            if any(given.values()):
+                raise CommandError(
+                    "the sandbox and --simulated channels take no credentials; drop the "
+                    "provider options"
+                )
+        elif provider not in PROVIDER_IDS:
+            raise CommandError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
+        elif provider not in configured:
+            raise CommandError(channels.not_configured_reason(provider))
+        else:
+            provider_options = options()
         async with unit_of_work(runtime.sessions) as session:
             if await session.get(Organization, org_id) is None:
                 raise CommandError("no such organization")
+        if real:
+            # The network is asked outside any transaction; nothing is stored if it says no.
+            try:
+                account = await verification.verify(
+                    provider,
+                    provider_options,
+                    settings=runtime.settings,
+                    http=runtime.provider_http,
+                )
+            except verification.VerificationFailed as exc:
+                raise CommandError(str(exc)) from None
+        async with unit_of_work(runtime.sessions) as session:
             channel = await channels.connect(
                 session,
                 notifier=runtime.notifier,
@@ -294,17 +407,26 @@ def channels_connect(
                 organization_id=org_id,
                 provider=provider,
                 name=name,
-                handle=handle,
+                handle=account.handle if account is not None else handle,
                 simulated=simulated,
+                credentials=account.credentials if account is not None else None,
+                configured=configured,
             )
-            await _record(
-                session,
-                org_id,
-                "cli.channels.connect",
-                "channel",
-                channel.id,
-                {"provider": provider, "name": name, "handle": handle, "simulated": simulated},
-            )
+            changes: dict[str, Any] = {
+                "provider": provider,
+                "name": name,
+                "handle": channel.handle,
+                "simulated": simulated,
+            }
+            if account is not None:
+                # What was verified, never the secrets themselves.
+                changes["verified"] = True
+                changes["options"] = [option for option, present in given.items() if present]
+                if instance is not None:
+                    changes["instance"] = account.credentials.get("baseUrl")
+                if service is not None:
+                    changes["service"] = service
+            await _record(session, org_id, "cli.channels.connect", "channel", channel.id, changes)
             return channel.id
 
     channel_id = _run(work)

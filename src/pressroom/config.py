@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from functools import cached_property
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import ByteSize, Field, field_validator
+from pydantic import ByteSize, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -29,7 +31,7 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     rate_limit: str = "600/60"
     auth_failure_limit: str = "60/60"
-    webhook_timeout_seconds: float = 10.0
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0)
     webhook_retry_schedule: str = "5,60,300,1800,7200,18000,36000"
     webhook_retention_seconds: int = 259200
     webhook_resolve: str | None = None
@@ -55,6 +57,14 @@ class Settings(BaseSettings):
     publisher_retry_schedule: str = "10,60,300,1800"
     # Publishes in flight at once per worker process (each is mostly waiting on the network).
     publisher_concurrency: int = Field(default=32, ge=1, le=1000)
+    # Where people's browsers reach this service: OAuth redirect URIs are built on it
+    # (`{public_url}/connect/{provider}/callback`), so it must be registered with the providers.
+    public_url: str = "http://127.0.0.1:8000"
+    # The deployment's X app (developer portal, OAuth 2.0 "User authentication settings"): X
+    # channels can be connected and their tokens refreshed only when the client id is set. The
+    # secret (confidential clients) is never logged or shown.
+    x_client_id: str | None = None
+    x_client_secret: SecretStr | None = None
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod
@@ -66,8 +76,19 @@ class Settings(BaseSettings):
     @classmethod
     def _check_schedule(cls, value: str) -> str:
         parts = [p.strip() for p in value.split(",") if p.strip()]
-        if any(float(p) < 0 for p in parts):
+        # `inf` and `nan` parse as floats but make no delay: a retry could never be scheduled.
+        if any(not math.isfinite(float(p)) or float(p) < 0 for p in parts):
             raise ValueError("retry delays must be non-negative seconds")
+        return value
+
+    @field_validator("webhook_resolve")
+    @classmethod
+    def _check_webhook_resolve(cls, value: str | None) -> str | None:
+        # Here, not at the top: settings sit below every domain. A malformed value stops the
+        # process at start-up instead of failing each endpoint creation and delivery.
+        from pressroom.webhooks.destination import parse_resolve_overrides
+
+        parse_resolve_overrides(value)
         return value
 
     @field_validator("media_storage")
@@ -77,6 +98,28 @@ class Settings(BaseSettings):
             return None  # set but empty: the default
         if not value.startswith(("file://", "s3://")):
             raise ValueError("expected file://PATH or s3://BUCKET/PREFIX")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _check_public_url(cls, value: str) -> str:
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("expected an absolute http(s) URL such as https://pressroom.example")
+        if parts.query or parts.fragment:
+            raise ValueError("the public URL must not have a query string or a fragment")
+        return value.strip().rstrip("/")
+
+    @field_validator("x_client_id")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+    @field_validator("x_client_secret")
+    @classmethod
+    def _blank_secret_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
         return value
 
     @cached_property

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from pressroom.auth.service import (
@@ -20,6 +21,7 @@ from pressroom.db import create_engine, make_sessionmaker
 from pressroom.kit.crypto import SecretBox, digest_api_key, load_or_create_server_key
 from pressroom.kit.notify import Notifier
 from pressroom.kit.ratelimit import RateLimiter
+from pressroom.publishing.adapters.network import build_provider_client
 
 
 @dataclass
@@ -65,8 +67,19 @@ class Runtime:
             self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         return self._reader
 
+    @property
+    def provider_http(self) -> httpx.AsyncClient:
+        """The process's HTTP client for provider APIs, shared by every adapter call (made on
+        first use; closed with the runtime)."""
+        if self._provider_http is None:
+            self._provider_http = build_provider_client(
+                connections_per_host=self.settings.publisher_concurrency
+            )
+        return self._provider_http
+
     _reader: AsyncEngine | None = None
     _key_lookup: PostgresKeyLookup | None = None
+    _provider_http: httpx.AsyncClient | None = None
     _principals: PrincipalCache = field(default_factory=PrincipalCache)
 
     @classmethod
@@ -86,6 +99,9 @@ class Runtime:
         )
 
     async def close(self) -> None:
+        if self._provider_http is not None:
+            await self._provider_http.aclose()
+            self._provider_http = None
         if self._key_lookup is not None:
             await self._key_lookup.close()
         await self.notifier.close()

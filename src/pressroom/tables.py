@@ -8,7 +8,7 @@ from pressroom.analytics.models import (
 )
 from pressroom.audit.models import AuditEntry, AuditHead
 from pressroom.auth.models import ApiKey
-from pressroom.channels.models import Channel
+from pressroom.channels.models import Channel, ChannelAuthorization, MastodonApp
 from pressroom.db import Base
 from pressroom.kit.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
@@ -23,10 +23,12 @@ __all__ = [
     "AuditHead",
     "Base",
     "Channel",
+    "ChannelAuthorization",
     "Delivery",
     "DeliveryAttempt",
     "Event",
     "IdempotencyRecord",
+    "MastodonApp",
     "MediaAsset",
     "Member",
     "MetricChannelState",

@@ -11,7 +11,10 @@ import httpx
 from sqlalchemy import func, select
 
 from pressroom.db import unit_of_work
+from pressroom.posts import queue
 from pressroom.posts.models import PostTarget
+from pressroom.posts.queue import ClaimedTarget, Outcome, Recorded
+from pressroom.publishing.adapters.base import ChannelContext, PublishRequest, PublishResult
 from pressroom.publishing.models import SandboxPublication
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
@@ -205,3 +208,84 @@ async def insert_scheduled_posts(
         for start in range(0, len(posts), 2000):
             await session.execute(insert(Post), posts[start : start + 2000])
             await session.execute(insert(PostTarget), targets[start : start + 2000])
+
+
+async def claim_as(runtime: Runtime, owner: str, lease_seconds: float = 60) -> list[ClaimedTarget]:
+    """Claim every due target as the worker `owner` would (a lease, attempts + 1), without
+    publishing: the test then plays that worker's part."""
+    async with unit_of_work(runtime.sessions) as session:
+        return await queue.claim_due_targets(
+            session, owner=owner, lease_seconds=lease_seconds, limit=100, now=datetime.now(UTC)
+        )
+
+
+async def expire_leases(runtime: Runtime) -> None:
+    """Every lease runs out: the workers holding them stopped answering."""
+    from sqlalchemy import update
+
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            update(PostTarget)
+            .where(PostTarget.lease_owner.is_not(None))
+            .values(lease_until=datetime.now(UTC) - timedelta(seconds=1))
+        )
+
+
+async def record_as(runtime: Runtime, owner: str, outcomes: list[Outcome]) -> Recorded:
+    """Record outcomes as the worker `owner` does after its publishes answered."""
+    async with unit_of_work(runtime.sessions) as session:
+        return await queue.record_outcomes(
+            session, runtime, owner=owner, outcomes=outcomes, now=datetime.now(UTC)
+        )
+
+
+def sandbox_context(channel: uuid.UUID, tenant: Tenant) -> ChannelContext:
+    return ChannelContext(
+        id=channel,
+        organization_id=tenant.organization_id,
+        provider="sandbox",
+        handle=None,
+        simulated=False,
+    )
+
+
+def request_for(claimed: ClaimedTarget, channel: uuid.UUID, tenant: Tenant) -> PublishRequest:
+    """What the worker that claimed `claimed` sends to the network."""
+    return PublishRequest(
+        channel=sandbox_context(channel, tenant),
+        target_id=claimed.id,
+        content_kind=claimed.content_kind,
+        text=claimed.text,
+        media=(),
+        options=claimed.options,
+        idempotency_key=claimed.idempotency_key,
+        attempt=claimed.attempt,
+    )
+
+
+async def publish_as(
+    runtime: Runtime, claimed: ClaimedTarget, channel: uuid.UUID, tenant: Tenant
+) -> PublishResult:
+    """The sandbox network receives the claimed target's publish."""
+    from pressroom.publishing.adapters.registry import adapter_for
+
+    context = sandbox_context(channel, tenant)
+    return await adapter_for(context, runtime).publish(request_for(claimed, channel, tenant))
+
+
+async def audit_entries_of(
+    runtime: Runtime, organization_id: uuid.UUID, operation_id: str
+) -> list[tuple[str | None, int]]:
+    """The organization's audit entries of one operation: (resource id, outcome status)."""
+    from pressroom.audit.models import AuditEntry
+
+    async with unit_of_work(runtime.sessions) as session:
+        rows = await session.execute(
+            select(AuditEntry.resource_id, AuditEntry.outcome_status)
+            .where(
+                AuditEntry.organization_id == organization_id,
+                AuditEntry.operation_id == operation_id,
+            )
+            .order_by(AuditEntry.sequence)
+        )
+        return [(resource_id, status) for resource_id, status in rows]

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from sqlalchemy import update
 
+from pressroom.db import unit_of_work
+from pressroom.posts.models import Post
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant, add_member_with_key
 from tests.posts.factories import (
+    audit_entries_of,
     create_post,
     events_of,
     future,
@@ -197,3 +202,103 @@ async def test_a_members_decision_is_refused_before_the_post_is_looked_up(
     response = await patch_post(client, member, str(uuid.uuid4()), APPROVE)
     assert response.status_code == 403
     assert response.json()["code"] == "insufficient_role"
+
+
+@pytest.mark.parametrize(
+    "invalid",
+    [
+        pytest.param({"unknownField": 1}, id="unknown-field"),
+        pytest.param({"scheduledAt": "2026-12-01T09:00:00"}, id="naive-time"),
+        pytest.param({"scheduledAt": "2020-01-01T00:00:00Z"}, id="past-time"),
+        pytest.param({"text": "x" * 301}, id="text-over-the-limit"),
+        pytest.param({"targets": []}, id="no-targets"),
+        pytest.param({"approval": {"status": "approved", "bogus": True}}, id="bad-approval"),
+    ],
+)
+async def test_a_members_decision_is_403_before_the_body_is_validated(
+    client: httpx.AsyncClient, member: Tenant, channel: uuid.UUID, invalid: dict[str, object]
+):
+    post = await _pending(client, member, channel, scheduledAt=future())
+    body = {"approval": {"status": "approved"}, **invalid}
+    response = await patch_post(client, member, str(post["id"]), body)
+    assert response.status_code == 403, response.text
+    assert response.json()["code"] == "insufficient_role"
+
+
+async def test_a_members_decision_on_another_organizations_post_is_403_not_404(
+    client: httpx.AsyncClient, runtime: Runtime, member: Tenant, other_tenant: Tenant
+):
+    theirs = await connect_channel(runtime, other_tenant.organization_id)
+    post = await _pending(client, other_tenant, theirs, scheduledAt=future())
+    for decision in (APPROVE, REJECT):
+        response = await patch_post(client, member, str(post["id"]), decision)
+        assert (response.status_code, response.json()["code"]) == (403, "insufficient_role")
+
+
+async def test_a_members_decision_is_403_before_the_idempotency_key_is_looked_at(
+    client: httpx.AsyncClient, member: Tenant, channel: uuid.UUID
+):
+    post = await _pending(client, member, channel, scheduledAt=future())
+    url = f"/api/v1/posts/{post['id']}"
+    headers = {**member.headers, "Idempotency-Key": "member-edit"}
+    assert (await client.patch(url, json={"tags": ["a"]}, headers=headers)).status_code == 200
+    # The same key with another body would be 409 idempotency_key_reused: the role comes first.
+    response = await client.patch(url, json=APPROVE, headers=headers)
+    assert (response.status_code, response.json()["code"]) == (403, "insufficient_role")
+
+
+async def test_a_member_may_send_an_approval_without_a_decision(
+    client: httpx.AsyncClient, member: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, member, post_body(channel))
+    response = await patch_post(
+        client, member, post["id"], {"approval": {"required": True, "status": None}}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["approval"]["status"] == "pending"
+
+
+async def test_a_refused_decision_changes_nothing_and_is_audited_as_403(
+    client: httpx.AsyncClient, runtime: Runtime, member: Tenant, channel: uuid.UUID
+):
+    post = await _pending(client, member, channel, scheduledAt=future())
+    before = await events_of(runtime, member.organization_id)
+    response = await patch_post(client, member, str(post["id"]), APPROVE)
+    assert response.status_code == 403
+    assert await events_of(runtime, member.organization_id) == before
+    assert await get_post(client, member, str(post["id"])) == post
+    entries = await audit_entries_of(runtime, member.organization_id, "updatePost")
+    assert [status for _, status in entries] == [403]
+
+
+async def test_approving_a_post_whose_time_came_while_it_waited_publishes_it(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    member: Tenant,
+    channel: uuid.UUID,
+):
+    post = await _pending(client, member, channel, scheduledAt=future(60))
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            update(Post)
+            .where(Post.id == uuid.UUID(str(post["id"])))
+            .values(scheduled_at=datetime.now(UTC) - timedelta(minutes=5))
+        )
+    approved = (await patch_post(client, tenant, str(post["id"]), APPROVE)).json()
+    assert approved["status"] == "publishing"
+    assert await events_of(runtime, tenant.organization_id, "post.scheduled.v1") == []
+    await publish_all_due(runtime)
+    assert (await get_post(client, member, str(post["id"])))["status"] == "published"
+
+
+async def test_a_draft_approved_in_advance_is_scheduled_without_waiting(
+    client: httpx.AsyncClient, tenant: Tenant, member: Tenant, channel: uuid.UUID
+):
+    post = await _pending(client, member, channel)
+    approved = (await patch_post(client, tenant, str(post["id"]), APPROVE)).json()
+    assert (approved["status"], approved["approval"]["status"]) == ("draft", "approved")
+    scheduled = (
+        await patch_post(client, member, str(post["id"]), {"scheduledAt": future()})
+    ).json()
+    assert scheduled["status"] == "scheduled"

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 
+from pressroom.db import unit_of_work
+from pressroom.posts.models import Post
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import add_media, create_post, events_of, future, get_post, post_body
+from tests.posts.factories import (
+    add_media,
+    audit_entries_of,
+    create_post,
+    events_of,
+    future,
+    get_post,
+    post_body,
+)
 
 
 @pytest.fixture
@@ -135,6 +145,22 @@ async def test_schedule_offset_is_normalized_to_utc_z(
         client, tenant, post_body(channel, scheduledAt=with_offset.isoformat())
     )
     assert post["scheduledAt"] == local.isoformat().replace("+00:00", ".000Z")
+
+
+async def test_schedule_with_a_plus_nine_offset_is_stored_and_returned_as_the_same_instant(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    moment = (datetime.now(UTC) + timedelta(days=3)).replace(microsecond=250000)
+    tokyo = moment.astimezone(timezone(timedelta(hours=9))).isoformat()
+    assert tokyo.endswith("+09:00")
+    post = await create_post(client, tenant, post_body(channel, scheduledAt=tokyo))
+    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.250Z")
+    assert post["scheduledAt"] == expected
+    assert (await get_post(client, tenant, post["id"]))["scheduledAt"] == expected
+    async with unit_of_work(runtime.sessions) as session:
+        stored = await session.get(Post, uuid.UUID(post["id"]))
+        assert stored is not None and stored.scheduled_at == moment
+        assert stored.scheduled_at.utcoffset() == timedelta(0)
 
 
 async def test_naive_schedule_is_400(client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID):
@@ -363,4 +389,10 @@ async def test_create_replayed_with_its_idempotency_key_makes_one_post(
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json() == first.json()
     assert again.headers["location"] == first.headers["location"]
+    assert again.headers["idempotent-replayed"] == "true"
     assert len(await events_of(runtime, tenant.organization_id, "post.created.v1")) == 1
+    assert await audit_entries_of(runtime, tenant.organization_id, "createPost") == [
+        (first.json()["id"], 201)
+    ]
+    listed = (await client.get("/api/v1/posts", headers=tenant.headers)).json()
+    assert [p["id"] for p in listed["items"]] == [first.json()["id"]]

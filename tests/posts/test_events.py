@@ -14,7 +14,8 @@ from pressroom.channels.disconnecting import disconnect_channel
 from pressroom.db import unit_of_work
 from pressroom.posts.creating import create_post as create_post_service
 from pressroom.posts.models import Post
-from pressroom.posts.schemas import PostCreate
+from pressroom.posts.schemas import PostCreate, PostUpdate
+from pressroom.posts.updating import update_post as update_post_service
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event
 from tests.channels.factories import connect_channel
@@ -101,6 +102,29 @@ async def test_a_change_that_rolls_back_takes_its_events_with_it(
         await create_then_fail()
     assert await count_rows(runtime, Post) == posts_before
     assert await count_rows(runtime, Event) == events_before
+
+
+async def test_an_update_that_rolls_back_leaves_the_post_and_no_event(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel))
+    events_before = await count_rows(runtime, Event)
+    body = PostUpdate.model_validate({"text": "Changed", "scheduledAt": future()})
+
+    async def update_then_fail() -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            view = await update_post_service(
+                session, runtime, _principal(tenant), uuid.UUID(post["id"]), body
+            )
+            assert view.status == "scheduled"
+            written = await session.scalar(select(func.count()).select_from(Event))
+            assert written == events_before + 2  # post.updated.v1 and post.scheduled.v1
+            raise RuntimeError("failure after the events were written")
+
+    with pytest.raises(RuntimeError, match="after the events"):
+        await update_then_fail()
+    assert await count_rows(runtime, Event) == events_before
+    assert await get_post(client, tenant, post["id"]) == post
 
 
 async def test_a_disconnect_that_rolls_back_leaves_the_channel_and_no_event(

@@ -22,6 +22,7 @@ from tests.posts.factories import (
     future,
     get_post,
     iso,
+    make_due,
     post_body,
     publish_all_due,
 )
@@ -105,6 +106,24 @@ async def test_start_and_end_bound_the_post_date_inclusively(
     assert await listed(client, tenant, end=iso(in_a_day - timedelta(seconds=1))) == [
         now_post["id"]
     ]
+
+
+async def test_the_post_date_is_publishedat_before_scheduledat_before_createdat(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    draft = await create_post(client, tenant, post_body(channel))
+    scheduled_at = iso(datetime.now(UTC).replace(microsecond=0) + timedelta(hours=5))
+    went_early = await create_post(client, tenant, post_body(channel, scheduledAt=scheduled_at))
+    await make_due(runtime)  # published now, hours before its scheduledAt
+    await publish_all_due(runtime)
+    published = await get_post(client, tenant, went_early["id"])
+    assert published["scheduledAt"] == scheduled_at.replace("Z", ".000Z")
+
+    created = draft["createdAt"]
+    assert await listed(client, tenant, start=created, end=created) == [draft["id"]]
+    at = published["publishedAt"]
+    assert await listed(client, tenant, start=at, end=at) == [went_early["id"]]
+    assert await listed(client, tenant, start=scheduled_at, end=scheduled_at) == []
 
 
 async def test_offsets_in_the_bounds_are_understood(

@@ -4,14 +4,20 @@ publishing or published target forbids."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta, timezone
 
 import httpx
 import pytest
 
+from pressroom.db import unit_of_work
+from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.posts.factories import (
+    add_media,
+    audit_entries_of,
+    claim_as,
     create_post,
     events_of,
     future,
@@ -220,6 +226,7 @@ async def test_changing_a_published_targets_override_is_409(
         client, tenant, str(post["id"]), {"targets": [{"id": target["id"], "text": "Edited"}]}
     )
     assert response.status_code == 409
+    assert response.json()["code"] == "post_not_editable"
 
 
 async def test_removing_a_published_target_is_409(
@@ -232,9 +239,62 @@ async def test_removing_a_published_target_is_409(
         tenant,
         post_body(channel, targets=[{"channelId": str(channel)}, {"channelId": str(other)}]),
     )
-    keep = post["targets"][0]  # type: ignore[index]
+    keep, removed = post["targets"]  # type: ignore[misc]
     response = await patch_post(client, tenant, str(post["id"]), {"targets": [{"id": keep["id"]}]})
     assert response.status_code == 409
+    assert response.json()["code"] == "post_not_editable"
+    assert response.json()["targetId"] == removed["id"]
+    after = await get_post(client, tenant, str(post["id"]))
+    assert [t["id"] for t in after["targets"]] == [keep["id"], removed["id"]]
+
+
+@pytest.mark.parametrize("change", ["post_media", "no_media", "target_media"])
+async def test_changing_the_media_of_a_published_target_is_409(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID, change: str
+):
+    image = str(await add_media(runtime, tenant.organization_id))
+    other = str(await add_media(runtime, tenant.organization_id))
+    post = await _published(client, runtime, tenant, post_body(channel, mediaIds=[image]))
+    target = post["targets"][0]  # type: ignore[index]
+    body = {
+        "post_media": {"mediaIds": [other]},
+        "no_media": {"mediaIds": []},
+        "target_media": {"targets": [{"id": target["id"], "mediaIds": [image, other]}]},
+    }[change]
+    response = await patch_post(client, tenant, str(post["id"]), body)
+    assert response.status_code == 409, response.text
+    assert response.json()["code"] == "post_not_editable"
+    assert response.json()["targetId"] == target["id"]
+    assert (await get_post(client, tenant, str(post["id"])))["targets"][0]["mediaIds"] == [image]
+
+
+async def test_changing_a_target_whose_publish_is_in_flight_is_409(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    other = await connect_channel(runtime, tenant.organization_id)
+    post = await create_post(
+        client,
+        tenant,
+        post_body(
+            channel,
+            publishNow=True,
+            targets=[{"channelId": str(channel)}, {"channelId": str(other)}],
+        ),
+    )
+    await claim_as(runtime, "busy-worker")
+    first, second = post["targets"]
+    for body in (
+        {"text": "Edited"},
+        {"targets": [{"id": first["id"], "text": "Edited"}, {"id": second["id"]}]},
+        {"targets": [{"id": first["id"]}]},
+    ):
+        response = await patch_post(client, tenant, post["id"], body)
+        assert response.status_code == 409, body
+        assert response.json()["code"] == "post_not_editable"
+    assert [t["status"] for t in (await get_post(client, tenant, post["id"]))["targets"]] == [
+        "publishing",
+        "publishing",
+    ]
 
 
 async def test_labels_of_a_published_post_may_still_change(
@@ -306,6 +366,80 @@ async def test_patch_replayed_with_its_idempotency_key_has_no_second_effect(
     assert again.headers["idempotent-replayed"] == "true"
     assert again.json() == first.json()
     assert len(await events_of(runtime, tenant.organization_id, "post.updated.v1")) == 1
+    assert await audit_entries_of(runtime, tenant.organization_id, "updatePost") == [
+        (post["id"], 200)
+    ]
     reused = await client.patch(url, json={"tags": ["other"]}, headers=headers)
     assert reused.status_code == 409
     assert reused.json()["code"] == "idempotency_key_reused"
+
+
+async def test_a_schedule_with_a_plus_nine_offset_is_the_same_instant_in_utc_z(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    moment = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
+    tokyo = moment.astimezone(timezone(timedelta(hours=9))).isoformat()
+    assert tokyo.endswith("+09:00")
+    post = await create_post(client, tenant, post_body(channel))
+    updated = (await patch_post(client, tenant, post["id"], {"scheduledAt": tokyo})).json()
+    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    assert updated["scheduledAt"] == expected
+    assert (await get_post(client, tenant, post["id"]))["scheduledAt"] == expected
+    async with unit_of_work(runtime.sessions) as session:
+        stored = await session.get(PostTarget, uuid.UUID(post["targets"][0]["id"]))
+        assert stored is not None and stored.next_attempt_at == moment
+
+
+async def test_a_naive_schedule_in_a_patch_is_400(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel))
+    naive = (datetime.now(UTC) + timedelta(days=1)).replace(tzinfo=None).isoformat()
+    response = await patch_post(client, tenant, post["id"], {"scheduledAt": naive})
+    assert response.status_code == 400
+    assert [e["field"] for e in response.json()["errors"]] == ["scheduledAt"]
+    assert (await get_post(client, tenant, post["id"]))["scheduledAt"] is None
+
+
+async def test_a_patch_naming_a_disconnected_channel_is_400(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    gone = await connect_channel(runtime, tenant.organization_id)
+    await client.delete(f"/api/v1/channels/{gone}", headers=tenant.headers)
+    post = await create_post(client, tenant, post_body(channel))
+    response = await patch_post(
+        client,
+        tenant,
+        post["id"],
+        {"targets": [{"id": post["targets"][0]["id"]}, {"channelId": str(gone)}]},
+    )
+    assert response.status_code == 400
+    assert [(e["field"], e["code"]) for e in response.json()["errors"]] == [
+        ("targets[1].channelId", "unknown_channel")
+    ]
+
+
+async def test_a_patch_giving_one_channel_two_targets_of_one_kind_is_400(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel))
+    response = await patch_post(
+        client,
+        tenant,
+        post["id"],
+        {"targets": [{"id": post["targets"][0]["id"]}, {"channelId": str(channel)}]},
+    )
+    assert response.status_code == 400
+    assert [(e["field"], e["code"]) for e in response.json()["errors"]] == [
+        ("targets[1].contentKind", "duplicate_target")
+    ]
+
+
+async def test_a_patch_with_more_than_twenty_targets_is_400(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel))
+    targets = [{"channelId": str(channel)}] * 21
+    response = await patch_post(client, tenant, post["id"], {"targets": targets})
+    assert response.status_code == 400
+    assert [e["field"] for e in response.json()["errors"]] == ["targets"]

@@ -479,17 +479,17 @@ def test_unknown_option_is_named_by_its_key() -> None:
         FieldError(
             "targets[1].options.pollOptions",
             "unknown_option",
-            "x post has no option 'pollOptions'; it accepts: replySettings",
+            "x post has no option 'pollOptions'; it accepts: replySettings, thread, altTexts",
         )
     ]
 
 
 def test_option_on_a_kind_without_options_is_unknown() -> None:
-    assert check("bluesky", "post", options={"langs": "en"}) == [
+    assert check("facebook", "post", options={"langs": "en"}) == [
         FieldError(
             "targets[1].options.langs",
             "unknown_option",
-            "bluesky post has no option 'langs'; it accepts: none",
+            "facebook post has no option 'langs'; it accepts: none",
         )
     ]
 

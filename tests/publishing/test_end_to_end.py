@@ -12,8 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
+from pressroom.config import Settings
+from pressroom.posts.service import PUBLISHER_CHANNEL
+from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
-from pressroom.workers.runner import WorkerRunner, default_loops
+from pressroom.workers.runner import Loop, WorkerRunner, default_loops
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.posts.factories import get_post, iso, post_body
@@ -66,3 +69,41 @@ async def test_posts_are_published_by_the_running_workers(
         lateness = datetime.fromisoformat(target["publishedAt"]) - due
         assert timedelta(0) <= lateness < timedelta(seconds=1), lateness
     assert {t["provider"] for t in published_later["targets"]} == {"sandbox", "bluesky"}
+
+
+async def test_an_idle_publisher_is_woken_by_a_post_due_now(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    settings: Settings,
+    tenant: Tenant,
+    is_postgres: bool,
+):
+    """The publisher would next look in a minute; the commit of a post to publish now wakes it
+    at once. On PostgreSQL the worker is another runtime (its own engine and listener), so
+    only LISTEN/NOTIFY can wake it; on SQLite the in-process signal does."""
+    worker_runtime = Runtime.build(settings) if is_postgres else runtime
+    idle = asyncio.Event()
+
+    async def publish_or_report_idle(loop_runtime: Runtime) -> bool:
+        busy = await publish_due_targets(loop_runtime)
+        if not busy:
+            idle.set()
+        return busy
+
+    loop = Loop("publisher", publish_or_report_idle, interval=60.0, channel=PUBLISHER_CHANNEL)
+    runner = WorkerRunner(worker_runtime, [loop], grace_seconds=5)
+    sandbox = await connect_channel(runtime, tenant.organization_id)
+    try:
+        await runner.start()
+        await asyncio.wait_for(idle.wait(), timeout=15)
+        started = time.monotonic()
+        response = await client.post(
+            "/api/v1/posts", json=post_body(sandbox, publishNow=True), headers=tenant.headers
+        )
+        post = await wait_for_status(client, tenant, response.json()["id"], "published", 10)
+        assert post["status"] == "published"
+        assert time.monotonic() - started < 10
+    finally:
+        await runner.stop()
+        if worker_runtime is not runtime:
+            await worker_runtime.close()

@@ -16,16 +16,17 @@ from pressroom.db import unit_of_work
 from pressroom.posts import queue
 from pressroom.posts.models import PostTarget
 from pressroom.posts.queue import Outcome
-from pressroom.publishing.adapters.base import ChannelContext, ProviderError, PublishRequest
-from pressroom.publishing.adapters.registry import adapter_for
+from pressroom.publishing.adapters.base import ProviderError
 from pressroom.publishing.models import SandboxPublication
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.posts.factories import (
+    claim_as,
     create_post,
     events_of,
+    expire_leases,
     future,
     get_post,
     iso,
@@ -33,6 +34,7 @@ from tests.posts.factories import (
     post_body,
     publications_of,
     publish_all_due,
+    publish_as,
 )
 
 
@@ -127,9 +129,10 @@ async def test_retryable_errors_are_retried_then_fail_with_the_error(
     assert failed["status"] == "failed"
     assert target["status"] == "failed"
     assert target["attempts"] == 3
+    assert set(target["error"]) == {"code", "message", "retryable"}
     assert target["error"]["code"] == "provider_unavailable"
     assert target["error"]["retryable"] is True
-    assert target["error"]["message"]
+    assert "unavailable" in target["error"]["message"]
     assert target["publishedAt"] is None and target["providerPostId"] is None
     events = await events_of(runtime, tenant.organization_id, "post.failed.v1")
     assert [e["data"]["targetId"] for e in events] == [target["id"]]
@@ -260,36 +263,16 @@ async def test_a_channel_needing_reconnection_is_not_called(
     )
 
 
-async def _claim_as(
-    runtime: Runtime, owner: str, lease_seconds: float
-) -> list[queue.ClaimedTarget]:
-    async with unit_of_work(runtime.sessions) as session:
-        return await queue.claim_due_targets(
-            session, owner=owner, lease_seconds=lease_seconds, limit=100, now=datetime.now(UTC)
-        )
-
-
-async def _expire_leases(runtime: Runtime) -> None:
-    async with unit_of_work(runtime.sessions) as session:
-        await session.execute(
-            update(PostTarget)
-            .where(PostTarget.lease_owner.is_not(None))
-            .values(lease_until=datetime.now(UTC) - timedelta(seconds=1))
-        )
-
-
 async def test_a_crashed_workers_target_is_taken_over_and_published_once(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
 ):
     post = await create_post(client, tenant, post_body(channel, publishNow=True))
     # A worker claims the target and reaches the network, then dies before recording.
-    [claimed] = await _claim_as(runtime, "crashed-worker", lease_seconds=60)
-    reached = await adapter_for(_context(channel, tenant), runtime).publish(
-        _request(claimed, channel, tenant)
-    )
+    [claimed] = await claim_as(runtime, "crashed-worker", lease_seconds=60)
+    reached = await publish_as(runtime, claimed, channel, tenant)
     # Until its lease runs out, nobody else takes the target.
     assert await publish_all_due(runtime) == 0
-    await _expire_leases(runtime)
+    await expire_leases(runtime)
     await publish_all_due(runtime)
     [target] = (await get_post(client, tenant, post["id"]))["targets"]
     assert target["status"] == "published"
@@ -309,8 +292,8 @@ async def test_an_outcome_after_the_lease_was_lost_is_not_recorded(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
 ):
     post = await create_post(client, tenant, post_body(channel, publishNow=True))
-    [stale] = await _claim_as(runtime, "slow-worker", lease_seconds=60)
-    await _expire_leases(runtime)
+    [stale] = await claim_as(runtime, "slow-worker", lease_seconds=60)
+    await expire_leases(runtime)
     await publish_all_due(runtime)  # another worker takes over and publishes
     async with unit_of_work(runtime.sessions) as session:
         recorded = await queue.record_outcomes(
@@ -330,8 +313,8 @@ async def test_a_target_abandoned_on_every_attempt_ends_failed(
 ):
     post = await create_post(client, tenant, post_body(channel, publishNow=True))
     for number in range(3):  # every worker that took it died
-        assert len(await _claim_as(quick_retries, f"dead-{number}", lease_seconds=60)) == 1
-        await _expire_leases(quick_retries)
+        assert len(await claim_as(quick_retries, f"dead-{number}", lease_seconds=60)) == 1
+        await expire_leases(quick_retries)
     await publish_all_due(quick_retries)
     [target] = (await get_post(client, tenant, post["id"]))["targets"]
     assert (target["status"], target["error"]["code"]) == ("failed", "timeout")
@@ -342,11 +325,9 @@ async def test_a_publish_in_flight_when_its_channel_goes_records_the_truth(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
 ):
     post = await create_post(client, tenant, post_body(channel, publishNow=True))
-    [claimed] = await _claim_as(runtime, "busy-worker", lease_seconds=60)
+    [claimed] = await claim_as(runtime, "busy-worker", lease_seconds=60)
     await client.delete(f"/api/v1/channels/{channel}", headers=tenant.headers)
-    result = await adapter_for(_context(channel, tenant), runtime).publish(
-        _request(claimed, channel, tenant)
-    )
+    result = await publish_as(runtime, claimed, channel, tenant)
     async with unit_of_work(runtime.sessions) as session:
         await queue.record_outcomes(
             session,
@@ -363,9 +344,9 @@ async def test_a_queued_target_whose_channel_went_fails_channel_disconnected(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
 ):
     post = await create_post(client, tenant, post_body(channel, publishNow=True))
-    [claimed] = await _claim_as(runtime, "busy-worker", lease_seconds=60)
+    [claimed] = await claim_as(runtime, "busy-worker", lease_seconds=60)
     await client.delete(f"/api/v1/channels/{channel}", headers=tenant.headers)
-    await _expire_leases(runtime)  # the worker died: the next one finds the channel gone
+    await expire_leases(runtime)  # the worker died: the next one finds the channel gone
     await publish_all_due(runtime)
     [target] = (await get_post(client, tenant, post["id"]))["targets"]
     assert (target["status"], target["error"]["code"]) == ("failed", "channel_disconnected")
@@ -396,30 +377,6 @@ async def test_concurrent_batches_publish_each_target_once(
     assert {calls for target, calls in rows if str(target) in targets} == {1}
 
 
-def _context(channel: uuid.UUID, tenant: Tenant) -> ChannelContext:
-    return ChannelContext(
-        id=channel,
-        organization_id=tenant.organization_id,
-        provider="sandbox",
-        handle=None,
-        simulated=False,
-    )
-
-
-def _request(claimed: queue.ClaimedTarget, channel: uuid.UUID, tenant: Tenant) -> PublishRequest:
-    """What the worker that claimed `claimed` sends to the network."""
-    return PublishRequest(
-        channel=_context(channel, tenant),
-        target_id=claimed.id,
-        content_kind=claimed.content_kind,
-        text=claimed.text,
-        media=(),
-        options=claimed.options,
-        idempotency_key=claimed.idempotency_key,
-        attempt=claimed.attempt,
-    )
-
-
 async def test_credentials_the_server_key_cannot_read_fail_the_target_not_the_batch(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
 ):
@@ -442,3 +399,81 @@ async def test_credentials_the_server_key_cannot_read_fail_the_target_not_the_ba
     final = await get_post(client, tenant, post["id"])
     assert [t["status"] for t in final["targets"]] == ["published", "failed"]
     assert final["targets"][1]["error"]["code"] == "auth_expired"
+    # The channel's health says what its targets' errors say: it must be reconnected.
+    health = (await client.get(f"/api/v1/channels/{broken}", headers=tenant.headers)).json()
+    assert health["health"]["state"] == "reconnect_required"
+    events = await events_of(runtime, tenant.organization_id, "channel.reconnect-required.v1")
+    assert [e["data"]["channel"]["id"] for e in events] == [str(broken)]
+
+
+async def test_auth_expired_recorded_in_separate_batches_emits_one_event(
+    client: httpx.AsyncClient, settings: Settings, tenant: Tenant, channel: uuid.UUID
+):
+    # One publish at a time: each failure is recorded in a transaction of its own.
+    one_by_one = Runtime.build(settings.model_copy(update={"publisher_concurrency": 1}))
+    try:
+        posts = [
+            await create_post(client, tenant, simulate(channel, "auth_expired")) for _ in range(2)
+        ]
+        assert await publish_all_due(one_by_one) >= 1
+        for post in posts:
+            [target] = (await get_post(client, tenant, post["id"]))["targets"]
+            assert (target["status"], target["error"]["code"]) == ("failed", "auth_expired")
+        events = await events_of(
+            one_by_one, tenant.organization_id, "channel.reconnect-required.v1"
+        )
+        assert len(events) == 1
+    finally:
+        await one_by_one.close()
+
+
+async def test_an_outcome_whose_transaction_fails_leaves_neither_change_nor_event(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel, publishNow=True))
+    [claimed] = await claim_as(runtime, "worker")
+    result = await publish_as(runtime, claimed, channel, tenant)
+
+    async def record_then_fail() -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            await queue.record_outcomes(
+                session,
+                runtime,
+                owner="worker",
+                outcomes=[Outcome(claimed, result=result)],
+                now=datetime.now(UTC),
+            )
+            raise RuntimeError("failure after the outcome and its event were written")
+
+    with pytest.raises(RuntimeError, match="after the outcome"):
+        await record_then_fail()
+    [target] = (await get_post(client, tenant, post["id"]))["targets"]
+    assert (target["status"], target["providerPostId"]) == ("publishing", None)
+    assert await events_of(runtime, tenant.organization_id, "post.published.v1") == []
+    # The lease still stands: the same worker (or, once it runs out, another) records it.
+    async with unit_of_work(runtime.sessions) as session:
+        stored = await session.get(PostTarget, claimed.id)
+        assert stored is not None and stored.lease_owner == "worker"
+
+
+async def test_a_target_locked_by_another_transaction_is_skipped_not_waited_for(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    channel: uuid.UUID,
+    is_postgres: bool,
+):
+    if not is_postgres:
+        pytest.skip("SKIP LOCKED is PostgreSQL's; SQLite serializes writers")
+    held = await create_post(client, tenant, post_body(channel, publishNow=True))
+    free = await create_post(client, tenant, post_body(channel, publishNow=True))
+    held_id = uuid.UUID(held["targets"][0]["id"])
+    async with runtime.sessions() as locker, locker.begin():
+        await locker.execute(
+            select(PostTarget.id).where(PostTarget.id == held_id).with_for_update()
+        )
+        # Another worker's claim neither blocks on the locked row nor takes it.
+        claimed = await asyncio.wait_for(claim_as(runtime, "other-worker"), timeout=5)
+        assert [str(c.id) for c in claimed] == [free["targets"][0]["id"]]
+    [later] = await claim_as(runtime, "other-worker")
+    assert later.id == held_id

@@ -8,20 +8,20 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
 
 from pressroom.config import Settings
-from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from pressroom.webhooks.models import Delivery
 from pressroom.webhooks.worker import webhook_loops
 from pressroom.workers.runner import WorkerRunner
 
+from .factories import settle_queue
 from .receiver import WebhookReceiver
 
 # Fast enough for tests, slow enough to see the schedule: three attempts in about 0.1 s.
 FAST_SCHEDULE = "0.05,0.05"
-TIMEOUT_SECONDS = 1.0
+# Short enough to keep the timeout test quick, long enough that a TLS handshake on a loaded
+# 2-core machine (other suites running beside this one) never times out by accident.
+TIMEOUT_SECONDS = 3.0
 
 
 @pytest.fixture(scope="session")
@@ -57,12 +57,7 @@ async def worker(runtime: Runtime) -> AsyncIterator[WorkerRunner]:
 
     The test database lives for the whole session: deliveries other tests left queued are
     settled first, so this test's receiver sees only its own."""
-    async with unit_of_work(runtime.sessions) as session:
-        await session.execute(
-            update(Delivery)
-            .where(Delivery.status.in_(("pending", "processing")))
-            .values(status="exhausted", lease_owner=None, lease_until=None)
-        )
+    await settle_queue(runtime)
     runner = WorkerRunner(runtime, webhook_loops(), grace_seconds=10)
     await runner.start()
     yield runner

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import httpx
+from sqlalchemy import update
 
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
@@ -58,6 +59,17 @@ async def emit(
             event_type=event_type,
             data=data if data is not None else {"post": {"id": str(uuid.uuid4())}},
             retention_seconds=runtime.settings.webhook_retention_seconds,
+        )
+
+
+async def settle_queue(runtime: Runtime) -> None:
+    """Mark every queued delivery exhausted. The test database lives for the whole session:
+    deliveries other tests left queued must not be claimed (or wake a worker) in this one."""
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            update(Delivery)
+            .where(Delivery.status.in_(("pending", "processing")))
+            .values(status="exhausted", lease_owner=None, lease_until=None)
         )
 
 

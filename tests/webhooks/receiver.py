@@ -124,6 +124,10 @@ def _lowercased(items: Any) -> dict[str, str]:
 class _TLSServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = True
+    # socketserver's default backlog is 5: a burst of new connections from several delivery
+    # workers would overflow it, and a dropped SYN is retried only after a second, which reads
+    # as a connect timeout to a healthy receiver.
+    request_queue_size = 128
 
     def __init__(self, receiver: WebhookReceiver, context: ssl.SSLContext) -> None:
         self.receiver = receiver

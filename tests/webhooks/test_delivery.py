@@ -4,26 +4,34 @@ retries, redirects, timeouts, DNS vetting and held deliveries."""
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import itertools
 import json
 import socket
 import time
+from collections import Counter
 from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
 import standardwebhooks
+from sqlalchemy import func, select
 
+from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.webhooks import WebhookVerificationError, verify
+from pressroom.webhooks.models import Delivery, DeliveryAttempt
+from pressroom.webhooks.outbox import emit_event
 from pressroom.webhooks.worker import IN_FLIGHT_PER_ENDPOINT
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 
+from .conftest import TIMEOUT_SECONDS
 from .factories import (
     create_endpoint,
     emit,
+    eventually,
     get_delivery,
     requests_arriving,
     requests_to,
@@ -135,6 +143,36 @@ async def test_rotation_without_grace_signs_with_the_new_secret_only(
         verify(endpoint["signingSecret"], request.headers, request.body)
 
 
+async def test_after_the_rotation_grace_only_the_new_secret_signs(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, receiver: WebhookReceiver
+):
+    endpoint, path = await subscribe(client, tenant, receiver)
+    old_secret = endpoint["signingSecret"]
+    rotated = await client.post(
+        f"/api/v1/webhooks/{endpoint['id']}/rotate",
+        json={"expireCurrentInSeconds": 1},
+        headers=tenant.headers,
+    )
+    assert rotated.json()["secret"]["previousExpiresAt"] is not None
+    new_secret = rotated.json()["signingSecret"]
+
+    async def grace_over() -> dict[str, Any] | None:
+        read = await client.get(f"/api/v1/webhooks/{endpoint['id']}", headers=tenant.headers)
+        return read.json() if read.json()["secret"]["previousExpiresAt"] is None else None
+
+    await eventually(grace_over, timeout=5, what="the rotation grace to end")
+    await emit(runtime, tenant)
+    (request,) = await requests_arriving(receiver, path, 1)
+    (signature,) = request.headers["webhook-signature"].split(" ")
+    assert signature.startswith("v1=")
+    verify(new_secret, request.headers, request.body)
+    standardwebhooks.Webhook(new_secret).verify(request.body, standard_headers(request))
+    with pytest.raises(WebhookVerificationError):
+        verify(old_secret, request.headers, request.body)
+    with pytest.raises(standardwebhooks.WebhookVerificationError):
+        standardwebhooks.Webhook(old_secret).verify(request.body, standard_headers(request))
+
+
 async def test_redirect_is_a_failure_that_is_recorded_and_not_followed(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, receiver: WebhookReceiver
 ):
@@ -213,7 +251,8 @@ async def test_timeout_is_retried(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, receiver: WebhookReceiver
 ):
     endpoint, path = await subscribe(client, tenant, receiver)
-    receiver.respond(200, delay=3.0, path=path)  # longer than the 1 s attempt timeout
+    # Longer than one attempt may take.
+    receiver.respond(200, delay=TIMEOUT_SECONDS + 1.5, path=path)
     _, (delivery,) = await emit(runtime, tenant)
     settled = await settled_delivery(client, tenant, endpoint["id"], delivery.id)
     assert settled["status"] == "succeeded"
@@ -233,6 +272,40 @@ async def test_retry_after_is_honoured(
     settled = await settled_delivery(client, tenant, endpoint["id"], delivery.id)
     first, second = (datetime.fromisoformat(a["startedAt"]) for a in settled["attempts"])
     assert (second - first).total_seconds() >= 1.0
+
+
+@pytest.mark.parametrize("form", ["seconds", "http-date"])
+async def test_retry_after_is_bounded_to_an_hour(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    receiver: WebhookReceiver,
+    form: str,
+):
+    endpoint, path = await subscribe(client, tenant, receiver)
+    two_days = 2 * 86400
+    retry_after = (
+        str(two_days)
+        if form == "seconds"
+        else email.utils.formatdate(time.time() + two_days, usegmt=True)
+    )
+    receiver.respond(503, retry_after=retry_after, path=path)
+    _, (delivery,) = await emit(runtime, tenant)
+
+    async def first_attempt_recorded() -> dict[str, Any] | None:
+        current = await get_delivery(client, tenant, endpoint["id"], delivery.id)
+        return current if current["attemptCount"] == 1 else None
+
+    waiting = await eventually(first_attempt_recorded, what="the first attempt")
+    assert waiting["status"] == "pending"
+    (attempt,) = waiting["attempts"]
+    wait = (
+        datetime.fromisoformat(waiting["nextAttemptAt"])
+        - datetime.fromisoformat(attempt["startedAt"])
+    ).total_seconds()
+    # Far beyond the 0.05 s schedule (honoured), and no further than an hour (bounded).
+    assert 3599.99 <= wait <= 3600 + 10
+    assert len(requests_to(receiver, path)) == 1
 
 
 async def test_response_bodies_are_never_recorded(
@@ -274,7 +347,8 @@ async def test_name_resolving_to_a_private_address_is_blocked_at_attempt_time(
         assert attempt["error"]["code"] == "destination_blocked"
         assert "10.0.0.7" in attempt["error"]["message"]
         assert attempt["responseStatus"] is None
-    assert "rebind.example.net" in asked
+    # Resolved again right before each attempt, not once and remembered.
+    assert asked.count("rebind.example.net") == len(settled["attempts"]) == 3
     assert receiver.accepted_connections == connections_before
 
 
@@ -376,3 +450,56 @@ async def test_deliveries_to_an_endpoint_reuse_one_connection(
         await settled_delivery(client, tenant, endpoint["id"], delivery.id)
         assert len(requests_to(receiver, path)) == count
     assert receiver.accepted_connections - accepted == 1
+
+
+async def test_each_delivery_to_a_healthy_receiver_arrives_exactly_once(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    receiver: WebhookReceiver,
+    worker: WorkerRunner,
+):
+    """Two delivery workers share the queue (on PostgreSQL they claim concurrently, with SKIP
+    LOCKED); on the normal path nothing is sent twice."""
+    from pressroom.webhooks.worker import webhook_loops
+
+    paths = [(await subscribe(client, tenant, receiver))[1] for _ in range(2)]
+    second = WorkerRunner(runtime, webhook_loops(), grace_seconds=10)
+    await second.start()
+    deliveries: list[Delivery] = []
+    try:
+        for _ in range(4):
+            async with unit_of_work(runtime.sessions) as session:
+                for _ in range(25):
+                    _, emitted = await emit_event(
+                        session,
+                        runtime.notifier,
+                        organization_id=tenant.organization_id,
+                        event_type="post.created.v1",
+                        data={"post": {"id": "p"}},
+                        retention_seconds=runtime.settings.webhook_retention_seconds,
+                    )
+                    deliveries += emitted
+        ids = [d.id for d in deliveries]
+
+        async def all_succeeded() -> bool | None:
+            async with unit_of_work(runtime.sessions) as session:
+                done = await session.scalar(
+                    select(func.count()).where(Delivery.id.in_(ids), Delivery.status == "succeeded")
+                )
+            return True if done == len(ids) else None
+
+        await eventually(all_succeeded, timeout=60, what=f"{len(ids)} deliveries to succeed")
+    finally:
+        await second.stop()
+    await worker.stop()  # every attempt under way has finished: nothing more can arrive
+    assert len(deliveries) == 200
+    for path in paths:
+        counts = Counter(r.headers["webhook-id"] for r in requests_to(receiver, path))
+        assert len(counts) == 100
+        assert set(counts.values()) == {1}
+    async with unit_of_work(runtime.sessions) as session:
+        attempts = await session.scalar(
+            select(func.count()).where(DeliveryAttempt.delivery_id.in_(ids))
+        )
+    assert attempts == len(deliveries)

@@ -16,6 +16,7 @@ from pressroom.webhooks.outbox import EVENT_TYPES
 from tests.factories import Tenant, add_member_with_key
 
 from .factories import create_endpoint
+from .test_destination import HOSTILE
 
 URL = "https://hooks.example.com/pressroom"
 
@@ -83,6 +84,26 @@ async def test_secret_is_encrypted_at_rest(
         stored = " ".join(str(getattr(row, c)) for c in row.__table__.columns.keys())  # noqa: SIM118
     assert created["signingSecret"].removeprefix("whsec_") not in stored
     assert runtime.box.decrypt(row.secret_encrypted) == created["signingSecret"]
+
+
+async def test_both_secrets_of_a_rotation_grace_are_encrypted_at_rest(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    created = await create_endpoint(client, tenant, URL)
+    rotated = await client.post(
+        f"/api/v1/webhooks/{created['id']}/rotate",
+        json={"expireCurrentInSeconds": 3600},
+        headers=tenant.headers,
+    )
+    async with unit_of_work(runtime.sessions) as session:
+        row = await session.get(WebhookEndpoint, uuid.UUID(created["id"]))
+        assert row is not None
+        stored = " ".join(str(getattr(row, c)) for c in row.__table__.columns.keys())  # noqa: SIM118
+    for secret in (created["signingSecret"], rotated.json()["signingSecret"]):
+        assert secret.removeprefix("whsec_") not in stored
+    assert row.previous_secret_encrypted is not None
+    assert runtime.box.decrypt(row.previous_secret_encrypted) == created["signingSecret"]
+    assert runtime.box.decrypt(row.secret_encrypted) == rotated.json()["signingSecret"]
 
 
 async def test_list_is_newest_first_and_paginated(client: httpx.AsyncClient, tenant: Tenant):
@@ -180,6 +201,27 @@ async def test_hostile_destination_is_400_naming_url(
     assert response.status_code == 400
     (error,) = response.json()["errors"]
     assert error["field"] == "url"
+
+
+async def test_every_hostile_destination_is_refused_by_create_and_update(
+    client: httpx.AsyncClient, tenant: Tenant
+):
+    """The whole hostile list of test_destination.py, through the API."""
+    assert len(HOSTILE) >= 60
+    endpoint = await create_endpoint(client, tenant, URL)
+    accepted = []
+    for name, url in HOSTILE:
+        for method, path, body in [
+            ("POST", "/api/v1/webhooks", {"url": url, "events": ["post.created.v1"]}),
+            ("PATCH", f"/api/v1/webhooks/{endpoint['id']}", {"url": url}),
+        ]:
+            response = await client.request(method, path, json=body, headers=tenant.headers)
+            errors = response.json().get("errors", []) if response.status_code == 400 else []
+            if [e["field"] for e in errors] != ["url"]:
+                accepted.append((name, method, response.status_code))
+    assert accepted == []
+    listed = (await client.get("/api/v1/webhooks", headers=tenant.headers)).json()
+    assert [item["url"] for item in listed["items"]] == [URL]
 
 
 @pytest.mark.parametrize(

@@ -8,15 +8,19 @@ import uuid
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from pressroom.db import unit_of_work
+from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
-from pressroom.webhooks.models import Delivery, Event
+from pressroom.webhooks import repository
+from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, EVENT_TYPES, emit_event
 from tests.factories import Tenant
 
-from .factories import create_endpoint, emit
+from .factories import create_endpoint, emit, requests_to, settled_delivery, unique_path
+from .receiver import WebhookReceiver
 
 
 async def test_event_body_is_compact_json_of_the_contract_shape(
@@ -109,6 +113,63 @@ async def test_rolled_back_cause_leaves_no_event_and_no_delivery(
                 select(func.count()).where(model.organization_id == tenant.organization_id)
             )
             assert count == 0
+
+
+@pytest.mark.usefixtures("worker")
+async def test_event_emitted_by_a_failing_write_is_rolled_back_with_it(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, receiver: WebhookReceiver
+):
+    path = unique_path()
+    endpoint = await create_endpoint(client, tenant, receiver.url_for(path), description="before")
+    endpoint_id = uuid.UUID(endpoint["id"])
+    emitted: list[tuple[Event, list[Delivery]]] = []
+
+    async def change_then_refused_write() -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            row = await repository.get_endpoint(session, tenant.organization_id, endpoint_id)
+            assert row is not None
+            row.description = "after"  # the change...
+            emitted.append(  # ...its event, flushed with it...
+                await emit_event(
+                    session,
+                    runtime.notifier,
+                    organization_id=tenant.organization_id,
+                    event_type="post.created.v1",
+                    data={"post": {"id": "doomed"}},
+                    retention_seconds=60,
+                )
+            )
+            # ...and a write the database refuses (the endpoint's primary key, again).
+            await session.execute(
+                insert(WebhookEndpoint.__table__).values(
+                    id=endpoint_id,
+                    organization_id=tenant.organization_id,
+                    url=endpoint["url"],
+                    events={"events": ["post.created.v1"]},
+                    enabled=True,
+                    secret_encrypted="x",
+                    secret_last4="xxxx",
+                    secret_created_at=utcnow(),
+                    created_at=utcnow(),
+                    updated_at=utcnow(),
+                )
+            )
+
+    with pytest.raises(IntegrityError):
+        await change_then_refused_write()
+    ((doomed, deliveries),) = emitted
+    assert len(deliveries) == 1
+    async with unit_of_work(runtime.sessions) as session:
+        assert await session.get(Event, doomed.id) is None
+        assert await session.get(Delivery, deliveries[0].id) is None
+    read = await client.get(f"/api/v1/webhooks/{endpoint_id}", headers=tenant.headers)
+    assert read.json()["description"] == "before"
+    # The worker goes on delivering later events, and never the rolled-back one.
+    marker, (delivery,) = await emit(runtime, tenant)
+    await settled_delivery(client, tenant, endpoint_id, delivery.id, status="succeeded")
+    listed = await client.get(f"/api/v1/webhooks/{endpoint_id}/deliveries", headers=tenant.headers)
+    assert [item["id"] for item in listed.json()["items"]] == [str(delivery.id)]
+    assert [r.headers["webhook-id"] for r in requests_to(receiver, path)] == [str(marker.id)]
 
 
 async def test_workers_are_woken_on_commit_only(

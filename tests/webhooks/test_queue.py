@@ -14,10 +14,10 @@ from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
 from pressroom.webhooks import queue
 from pressroom.webhooks.attempt import AttemptResult, ClaimedDelivery
-from pressroom.webhooks.models import Delivery, DeliveryAttempt
+from pressroom.webhooks.models import DeliveryAttempt
 from tests.factories import Tenant
 
-from .factories import create_endpoint, emit, get_delivery
+from .factories import create_endpoint, emit, get_delivery, settle_queue
 
 
 @pytest.fixture(params=["claim", "claim_due"])
@@ -66,15 +66,6 @@ async def release_lapsed(runtime: Runtime) -> int:
 
 def ok(delivery: ClaimedDelivery) -> AttemptResult:
     return AttemptResult(delivery, utcnow(), 200, 12, None, None, False)
-
-
-async def settle_queue(runtime: Runtime) -> None:
-    """Other tests' leftovers must not be claimed here."""
-    async with unit_of_work(runtime.sessions) as session:
-        for row in await session.scalars(
-            select(Delivery).where(Delivery.status.in_(("pending", "processing")))
-        ):
-            row.status = "exhausted"
 
 
 async def test_claim_marks_due_deliveries_processing_under_a_lease(

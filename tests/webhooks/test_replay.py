@@ -304,6 +304,42 @@ async def test_expiry_is_reported_before_the_delivery_state(
     assert_not_replayable(await replay(client, tenant, endpoint["id"], delivery.id), "expired")
 
 
+async def test_disabled_endpoint_is_reported_before_expiry(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    endpoint = await create_endpoint(client, tenant, "https://hooks.example.com/order")
+    async with unit_of_work(runtime.sessions) as session:
+        _, (delivery,) = await emit_event(
+            session,
+            runtime.notifier,
+            organization_id=tenant.organization_id,
+            event_type="post.created.v1",
+            data={},
+            retention_seconds=0,
+        )
+    await client.patch(
+        f"/api/v1/webhooks/{endpoint['id']}", json={"enabled": False}, headers=tenant.headers
+    )
+    assert_not_replayable(
+        await replay(client, tenant, endpoint["id"], delivery.id), "endpoint_disabled"
+    )
+
+
+@pytest.mark.usefixtures("worker")
+async def test_expiry_is_reported_before_success(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, receiver: WebhookReceiver
+):
+    endpoint = await create_endpoint(client, tenant, receiver.url_for(unique_path()))
+    _, (delivery,) = await emit(runtime, tenant)
+    await settled_delivery(client, tenant, endpoint["id"], delivery.id, status="succeeded")
+    async with unit_of_work(runtime.sessions) as session:
+        row = await session.get(Delivery, delivery.id)
+        assert row is not None
+        row.expires_at = utcnow() - timedelta(seconds=1)  # 72 hours later, as far as it knows
+    await settled_delivery(client, tenant, endpoint["id"], delivery.id, status="expired")
+    assert_not_replayable(await replay(client, tenant, endpoint["id"], delivery.id), "expired")
+
+
 @pytest.mark.usefixtures("worker")
 async def test_replay_across_organizations_is_404(
     client: httpx.AsyncClient,
@@ -325,6 +361,22 @@ async def test_replay_across_organizations_is_404(
 async def test_replay_of_unknown_delivery_is_404(client: httpx.AsyncClient, tenant: Tenant):
     endpoint = await create_endpoint(client, tenant, "https://hooks.example.com/x")
     assert (await replay(client, tenant, endpoint["id"], uuid.uuid4())).status_code == 404
+
+
+async def test_replay_accepts_an_empty_object_as_its_body(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    receiver: WebhookReceiver,
+    worker: WorkerRunner,
+):
+    endpoint, _, delivery = await exhausted_delivery(client, runtime, tenant, receiver)
+    await worker.stop()
+    response = await client.post(
+        replay_url(endpoint["id"], delivery.id), json={}, headers=tenant.headers
+    )
+    assert response.status_code == 202
+    assert response.json()["status"] == "pending"
 
 
 async def test_replay_with_a_body_other_than_empty_object_is_400(
@@ -364,3 +416,60 @@ async def test_replay_that_lost_the_race_after_reading_is_replay_in_progress(
         with pytest.raises(PressroomError) as lost:
             await replay_delivery(session, runtime.notifier, endpoint_row, stale)
     assert lost.value.code == "replay_in_progress"
+
+
+async def test_racing_replays_in_concurrent_transactions_exactly_one_wins(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    receiver: WebhookReceiver,
+    worker: WorkerRunner,
+    is_postgres: bool,
+):
+    """Several transactions on PostgreSQL all read the delivery as exhausted before any of them
+    writes; the row lock and the conditional update let exactly one queue the replay."""
+    if not is_postgres:
+        pytest.skip("SQLite runs one writing transaction at a time: there is no race to lose")
+    from pressroom.kit.errors import PressroomError
+    from pressroom.webhooks import repository
+    from pressroom.webhooks.replay import replay_delivery
+
+    endpoint, path, exhausted = await exhausted_delivery(client, runtime, tenant, receiver)
+    await worker.stop()
+    endpoint_id = uuid.UUID(endpoint["id"])
+    racers = 6
+    all_read = asyncio.Barrier(racers)
+
+    async def race() -> str:
+        async with unit_of_work(runtime.sessions) as session:
+            endpoint_row = await repository.get_endpoint(
+                session, tenant.organization_id, endpoint_id
+            )
+            delivery = await repository.get_delivery(session, endpoint_id, exhausted.id)
+            assert endpoint_row is not None and delivery is not None
+            assert delivery.status == "exhausted"
+            await all_read.wait()
+            try:
+                await replay_delivery(session, runtime.notifier, endpoint_row, delivery)
+            except PressroomError as refused:
+                return refused.code
+            return "queued"
+
+    outcomes = await asyncio.wait_for(asyncio.gather(*(race() for _ in range(racers))), 30)
+    assert sorted(outcomes) == ["queued"] + ["replay_in_progress"] * (racers - 1)
+    queued = await get_delivery(client, tenant, endpoint["id"], exhausted.id)
+    assert queued["status"] == "pending"
+    assert len(queued["attempts"]) == 1
+
+    from pressroom.webhooks.worker import webhook_loops
+
+    restarted = WorkerRunner(runtime, webhook_loops(), grace_seconds=5)
+    await restarted.start()
+    try:
+        settled = await settled_delivery(
+            client, tenant, endpoint["id"], exhausted.id, status="succeeded"
+        )
+    finally:
+        await restarted.stop()
+    assert [a["trigger"] for a in settled["attempts"]] == ["scheduled", "replay"]
+    assert len(requests_to(receiver, path)) == 2

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
+from pressroom.webhooks import retention
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event
 from pressroom.webhooks.outbox import emit_event
 from pressroom.webhooks.retention import (
@@ -142,12 +143,38 @@ def test_purge_grace_is_one_retention_period_at_most_a_day():
     assert purge_grace(259200) == timedelta(days=1)
 
 
-async def test_sweep_loop_expires_and_later_purges(
-    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+async def test_sweeper_expires_after_72_hours_and_purges_a_day_later(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    monkeypatch: pytest.MonkeyPatch,
 ):
-    await create_endpoint(client, tenant, "https://hooks.example.com/loop")
-    _, delivery = await emit_expiring(runtime, tenant, 0)
-    while await sweep_webhooks(runtime):
-        pass
-    # Expired just now: marked, but within the grace (the runtime's retention) it stays.
+    """The sweeper loop with the default retention, its clock moved forward."""
+    assert runtime.settings.webhook_retention_seconds == 72 * 3600
+    endpoint = await create_endpoint(client, tenant, "https://hooks.example.com/loop")
+    event, (delivery,) = await emit(runtime, tenant)
+    read = await get_delivery(client, tenant, endpoint["id"], delivery.id)
+    assert datetime.fromisoformat(read["expiresAt"]) - datetime.fromisoformat(
+        read["createdAt"]
+    ) == timedelta(hours=72)
+
+    async def sweep_at(moment: datetime) -> None:
+        monkeypatch.setattr(retention, "utcnow", lambda: moment)
+        while await sweep_webhooks(runtime):
+            pass
+
+    await sweep_at(event.created_at + timedelta(hours=72) - timedelta(seconds=1))
+    assert await stored_status(runtime, delivery) == "pending"
+    await sweep_at(event.created_at + timedelta(hours=72))
     assert await stored_status(runtime, delivery) == "expired"
+    # Expired deliveries stay readable (as expired) for one more retention period, a day at most.
+    await sweep_at(event.created_at + timedelta(hours=96) - timedelta(seconds=1))
+    assert await stored_status(runtime, delivery) == "expired"
+    await sweep_at(event.created_at + timedelta(hours=96))
+    assert await stored_status(runtime, delivery) is None
+    async with unit_of_work(runtime.sessions) as session:
+        assert await session.get(Event, event.id) is None
+    gone = await client.get(
+        f"/api/v1/webhooks/{endpoint['id']}/deliveries/{delivery.id}", headers=tenant.headers
+    )
+    assert gone.status_code == 404

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 import standardwebhooks
@@ -206,3 +208,30 @@ def test_package_root_exposes_verify_without_heavy_imports() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
     )
     assert result.stdout.strip() == "[]"
+
+
+def readme_receiver_example() -> str:
+    """The receiver example of README.md's Webhooks section, as integrators read it."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("\n## Webhooks\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_receiver_example_accepts_a_delivery_and_refuses_a_forgery() -> None:
+    handled: list[str] = []
+    namespace: dict[str, Any] = {
+        "WEBHOOK_SECRET": SECRET,
+        "already_handled": lambda event_id: event_id in handled,
+        "handle": lambda event: handled.append(event["id"]),
+    }
+    exec(compile(readme_receiver_example(), "README.md", "exec"), namespace)
+    receive = namespace["receive"]
+    now = int(time.time())
+    headers = headers_for(signature_header([SECRET], MSG_ID, now, BODY), timestamp=now)
+    assert receive(headers, BODY) == 200
+    assert receive(headers, BODY) == 200  # the same event again: acknowledged, not handled
+    assert handled == [MSG_ID]
+    assert receive(headers, BODY.replace(b"e1", b"e2")) == 400
+    stale = headers_for(sign(SECRET, MSG_ID, now - 301, BODY), timestamp=now - 301)
+    assert receive(stale, BODY) == 400
+    assert handled == [MSG_ID]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
@@ -53,6 +54,34 @@ def require(scope: str, *, manager_only: bool = False) -> Callable[..., Awaitabl
 
 def requirements_of(call: Any) -> tuple[str | None, bool]:
     return getattr(call, "required_scope", None), bool(getattr(call, "manager_only", False))
+
+
+BodyRoleCheck = Callable[[Principal, bytes], None]
+
+
+def manager_only_when(decides: Callable[[Any], bool]) -> Callable[..., Awaitable[None]]:
+    """A dependency for operations where some requests need an owner or admin: those whose
+    JSON body `decides` (a post's approval decision). The route layer runs the check on the
+    raw body right after the scope check, so the 403 comes before idempotency and before
+    any 400 or 404 (contract section 2); as a dependency it holds outside that layer too."""
+
+    def check(principal: Principal, body: bytes) -> None:
+        try:
+            parsed = json.loads(body) if body.strip() else None
+        except ValueError:
+            return  # not JSON: the 400 that follows says so
+        if decides(parsed) and principal.member_role not in MANAGER_ROLES:
+            raise insufficient_role()
+
+    async def dependency(request: Request) -> None:
+        check(request.state.principal, await request.body())
+
+    dependency.body_role_check = check  # type: ignore[attr-defined]
+    return dependency
+
+
+def body_role_check_of(call: Any) -> BodyRoleCheck | None:
+    return getattr(call, "body_role_check", None)
 
 
 WorkspaceRead = Annotated[Principal, Depends(require("workspace:read"))]

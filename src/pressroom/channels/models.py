@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, Text
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.db import Base, IdMixin, TimestampMixin
@@ -33,3 +33,49 @@ class Channel(IdMixin, TimestampMixin, Base):
     connected_at: Mapped[datetime] = mapped_column()
     # A disconnected channel is gone from the API (404) but kept for its history.
     disconnected_at: Mapped[datetime | None] = mapped_column()
+
+
+class ChannelAuthorization(IdMixin, Base):
+    """A channel connection started through OAuth (`startChannelConnection`), waiting for the
+    provider to send the person's browser back to the callback. Single use, short-lived, and
+    bound to the organization and the member (and key) that started it."""
+
+    __tablename__ = "channel_authorizations"
+    __table_args__ = (Index("ix_channel_authorizations_expires_at", "expires_at"),)
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    # Who started it, and with which key: the callback's audit entry is theirs.
+    member_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("members.id", ondelete="CASCADE"))
+    credential_id: Mapped[uuid.UUID] = mapped_column()
+    credential_prefix: Mapped[str] = mapped_column(String(32))
+    provider: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(200))
+    # Mastodon: the instance's base URL.
+    instance: Mapped[str | None] = mapped_column(String(500))
+    # Where the browser goes once the channel exists (optional, given at start).
+    return_url: Mapped[str | None] = mapped_column(String(2048))
+    # SHA-256 of the `state` (the state itself is never stored: it authenticates the callback).
+    state_digest: Mapped[str] = mapped_column(String(64), unique=True)
+    # The PKCE code verifier (and, for Mastodon, the app's client id and secret) as encrypted
+    # JSON.
+    secret_encrypted: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column()
+    expires_at: Mapped[datetime] = mapped_column()
+    # Set by the first callback that names the state; a second one is refused.
+    used_at: Mapped[datetime | None] = mapped_column()
+
+
+class MastodonApp(IdMixin, Base):
+    """Pressroom's app on one Mastodon instance, registered on first use (POST /api/v1/apps)
+    and reused for every later connection through the same redirect URI."""
+
+    __tablename__ = "mastodon_apps"
+    __table_args__ = (UniqueConstraint("base_url", "redirect_uri"),)
+
+    base_url: Mapped[str] = mapped_column(String(500))
+    redirect_uri: Mapped[str] = mapped_column(String(500))
+    client_id: Mapped[str] = mapped_column(String(255))
+    client_secret_encrypted: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column()

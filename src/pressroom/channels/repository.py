@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
+from datetime import datetime
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.channels.models import Channel
+from pressroom.channels.models import Channel, ChannelAuthorization, MastodonApp
 from pressroom.db import dialect_name
+from pressroom.kit.ids import uuid7
 
 
 def connected_channels(organization_id: uuid.UUID) -> Select[Channel]:
@@ -65,3 +69,70 @@ async def find_by_name(
         Channel.provider == provider, Channel.name == name
     )
     return (await session.scalars(statement.limit(1))).first()
+
+
+async def authorization_by_state_digest(
+    session: AsyncSession, state_digest: str
+) -> ChannelAuthorization | None:
+    statement = select(ChannelAuthorization).where(
+        ChannelAuthorization.state_digest == state_digest
+    )
+    return (await session.scalars(statement)).one_or_none()
+
+
+async def use_authorization(
+    session: AsyncSession, authorization_id: uuid.UUID, now: datetime
+) -> bool:
+    """Mark a pending authorization used; False if another callback already did (a conditional
+    update, so two concurrent callbacks with one state cannot both proceed)."""
+    result = await session.execute(
+        update(ChannelAuthorization)
+        .where(ChannelAuthorization.id == authorization_id, ChannelAuthorization.used_at.is_(None))
+        .values(used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return getattr(result, "rowcount", 0) == 1
+
+
+async def purge_authorizations(session: AsyncSession, expired_before: datetime) -> None:
+    await session.execute(
+        delete(ChannelAuthorization).where(ChannelAuthorization.expires_at < expired_before)
+    )
+
+
+async def find_mastodon_app(
+    session: AsyncSession, base_url: str, redirect_uri: str
+) -> MastodonApp | None:
+    statement = select(MastodonApp).where(
+        MastodonApp.base_url == base_url, MastodonApp.redirect_uri == redirect_uri
+    )
+    return (await session.scalars(statement)).one_or_none()
+
+
+async def keep_mastodon_app(
+    session: AsyncSession,
+    *,
+    base_url: str,
+    redirect_uri: str,
+    client_id: str,
+    client_secret_encrypted: str,
+    now: datetime,
+) -> MastodonApp:
+    """Store an app registered on an instance, unless one was stored for the same instance and
+    redirect URI meanwhile (a concurrent connection): the stored one is returned either way."""
+    insert = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
+    await session.execute(
+        insert(MastodonApp)
+        .values(
+            id=uuid7(),
+            base_url=base_url,
+            redirect_uri=redirect_uri,
+            client_id=client_id,
+            client_secret_encrypted=client_secret_encrypted,
+            created_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["base_url", "redirect_uri"])
+    )
+    stored = await find_mastodon_app(session, base_url, redirect_uri)
+    assert stored is not None
+    return stored

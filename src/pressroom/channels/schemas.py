@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from pressroom.kit.schema import APIModel, UTCDatetime
+from pressroom.kit.schema import APIInput, APIModel, UTCDatetime
 
 HealthState = Literal["healthy", "degraded", "reconnect_required"]
 
@@ -48,3 +48,43 @@ class DeletedChannel(APIModel):
     id: uuid.UUID
     object: Literal["channel"] = "channel"
     deleted: Literal[True] = True
+
+
+class ConnectionStart(APIInput):
+    """Start connecting a channel through the provider's OAuth authorization."""
+
+    name: str = Field(
+        min_length=1, max_length=200, description="A name for the channel (1-200 characters)."
+    )
+    instance: str | None = Field(
+        default=None,
+        max_length=500,
+        description="Mastodon only, required there: the instance's address, e.g. "
+        "`https://mastodon.social` (`mastodon.social` means the same). It must be a public "
+        "https origin: no credentials, query, fragment or custom port, and no loopback, private "
+        "or local name or address.",
+    )
+    redirect_uri: str | None = Field(
+        default=None,
+        max_length=2048,
+        description="Where to send the person's browser once the channel is connected: the "
+        "callback answers `303 See Other` to this URL with `channelId=<id>` added to its query, "
+        "instead of its own confirmation. An absolute `https` URL (`http` only for `localhost` "
+        "and loopback addresses), without a fragment.",
+    )
+
+
+class ConnectionStarted(APIModel):
+    """Where to send the person: the provider's authorization page."""
+
+    authorization_url: str = Field(
+        description="Open this URL in the person's browser: the provider asks them to authorize "
+        "Pressroom, then sends the browser to `/connect/{provider}/callback`."
+    )
+    state: str = Field(
+        description="The authorization's random, single-use `state` (also inside "
+        "`authorizationUrl`); the callback must carry it back."
+    )
+    expires_at: UTCDatetime = Field(
+        description="The authorization must be completed before this time (10 minutes)."
+    )

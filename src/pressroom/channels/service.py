@@ -80,16 +80,18 @@ async def connect(
     handle: str | None = None,
     simulated: bool = False,
     credentials: dict[str, Any] | None = None,
+    configured: Collection[str] | None = None,
 ) -> Channel:
-    """Connect a channel (out of band: the command line now, OAuth later) and emit
-    channel.connected.v1. ValueError for anything the caller must fix."""
+    """Connect a channel (the command line, or the OAuth callback) and emit
+    channel.connected.v1. `configured` is the deployment's `configured_providers(settings)`
+    (without it, providers that need deployment settings count as not configured).
+    ValueError for anything the caller must fix."""
     if provider not in PROVIDER_IDS:
         raise ValueError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
-    if provider != "sandbox" and not simulated and provider not in configured_providers():
-        raise ValueError(
-            f"{provider} is not configured in this deployment (no adapter for it yet); "
-            "connect it with --simulated to stage posts through the sandbox simulator"
-        )
+    if configured is None:
+        configured = configured_providers()
+    if provider != "sandbox" and not simulated and provider not in configured:
+        raise ValueError(not_configured_reason(provider))
     if credentials and box is None:
         raise ValueError("credentials are stored encrypted: a SecretBox is required")
     name = name.strip()
@@ -120,6 +122,20 @@ async def connect(
     await session.flush()
     await _emit(session, notifier, retention_seconds, channel, "channel.connected.v1")
     return channel
+
+
+def not_configured_reason(provider: str) -> str:
+    """Why a real channel of `provider` cannot be connected in this deployment."""
+    if provider == "x":
+        return (
+            "x is not configured in this deployment: set PRESSROOM_X_CLIENT_ID (and, for a "
+            "confidential client, PRESSROOM_X_CLIENT_SECRET) to the X app's OAuth 2.0 client; "
+            "or connect it with --simulated to stage posts through the sandbox simulator"
+        )
+    return (
+        f"{provider} is not configured in this deployment (no adapter for it yet); "
+        "connect it with --simulated to stage posts through the sandbox simulator"
+    )
 
 
 async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uuid.UUID) -> Channel:

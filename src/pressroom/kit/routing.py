@@ -18,7 +18,12 @@ from starlette.responses import Response
 
 from pressroom.audit import service as audit
 from pressroom.audit.service import Actor, AuditNote
-from pressroom.auth.dependencies import check_access, requirements_of
+from pressroom.auth.dependencies import (
+    BodyRoleCheck,
+    body_role_check_of,
+    check_access,
+    requirements_of,
+)
 from pressroom.auth.service import Principal
 from pressroom.db import unit_of_work
 from pressroom.kit import idempotency
@@ -37,6 +42,13 @@ def _find_requirements(dependant: Dependant) -> tuple[str | None, bool]:
         scope = scope or sub_scope
         manager_only = manager_only or sub_manager
     return scope, manager_only
+
+
+def _find_body_role_checks(dependant: Dependant) -> list[BodyRoleCheck]:
+    found = [check for check in [body_role_check_of(dependant.call)] if check is not None]
+    for sub in dependant.dependencies:
+        found += _find_body_role_checks(sub)
+    return found
 
 
 def actor_of(principal: Principal) -> Actor:
@@ -109,6 +121,7 @@ class PressroomRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
         scope, manager_only = _find_requirements(self.dependant)
+        body_role_checks = _find_body_role_checks(self.dependant)
         operation_id = self.operation_id or self.name
         mutating = bool((self.methods or set()) & _MUTATING)
         takes_body = self.body_field is not None
@@ -131,6 +144,8 @@ class PressroomRoute(APIRoute):
                 assert principal is not None
                 if mutating and not manual:
                     await _read_bounded_body(request)
+                for check_role in body_role_checks:
+                    check_role(principal, await request.body())
                 if mutating and not takes_body and not manual:
                     await _reject_unexpected_body(request)
                 key = request.headers.get(idempotency.HEADER)
@@ -300,6 +315,10 @@ async def _session(request: Request) -> AsyncSession:
     return await unit.session()
 
 
+def _unit(request: Request) -> LazyUnitOfWork:
+    return request.state.unit  # type: ignore[no-any-return]
+
+
 def _audit_note(request: Request) -> AuditNote:
     return request.state.audit  # type: ignore[no-any-return]
 
@@ -309,5 +328,8 @@ def _runtime(request: Request) -> Runtime:
 
 
 Session = Annotated[AsyncSession, Depends(_session)]
+# The request's transaction, not yet begun: for an operation that must call the network before
+# it writes (nothing is sent to the network inside a transaction), `await unit.session()` after.
+UnitOfWork = Annotated[LazyUnitOfWork, Depends(_unit)]
 Audit = Annotated[AuditNote, Depends(_audit_note)]
 RuntimeDep = Annotated[Runtime, Depends(_runtime)]

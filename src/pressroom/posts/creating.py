@@ -100,7 +100,7 @@ async def create_post(
         for item in resolved
     ]
     session.add_all(targets)
-    due_now = apply_plan(post, targets, now, retry_failed=False)
+    due_now = apply_plan(post, targets, now, rescheduled=False)
     await session.flush()
     await repository.replace_labels(session, PostTag, post, body.tags)
     await repository.replace_labels(session, PostTopic, post, body.topics)

@@ -6,11 +6,14 @@ A target's status is the source of truth; the post's status is derived from its 
     publishing > pending_approval > scheduled > draft > the settled summary
     (published / partially_published / failed)
 
-Targets that are `publishing` (in flight or waiting for a retry) or settled (`published`,
-`failed`, `canceled`) are never moved by a change of plan, except that an explicit new schedule
-(`publishNow: true` or a new `scheduledAt`) retries `failed` ones. Whenever a target enters the
-queue its schedule version is bumped: with its id it forms the idempotency key sent to the
-provider, so one schedule is published at most once and a retry after a failure is a new one.
+Settled targets (`published`, `failed`, `canceled`) and targets whose publish is in flight (a
+worker holds a live lease) are never moved by a change of plan. An explicit new schedule
+(`publishNow: true`, a new `scheduledAt` or `scheduledAt: null`) also moves `publishing` targets
+that are not in flight (waiting for a retry, or abandoned by a worker whose lease ran out) and
+retries `failed` ones. Whenever a target enters the queue, or moves within it, its schedule
+version is bumped: with its id it forms the idempotency key sent to the provider, so one
+schedule is published at most once, and the outcome of a stale lease (a worker that claimed an
+earlier schedule) is never recorded.
 """
 
 from __future__ import annotations
@@ -60,24 +63,42 @@ def plan_for(post: Post, now: datetime) -> tuple[str, datetime | None]:
     return "publishing", now
 
 
+def in_flight(target: PostTarget, now: datetime) -> bool:
+    """A worker holds a live lease on the target: its publish may be on its way right now."""
+    return (
+        target.status == "publishing"
+        and target.lease_until is not None
+        and target.lease_until > now
+    )
+
+
 def apply_plan(
-    post: Post, targets: Sequence[PostTarget], now: datetime, *, retry_failed: bool
+    post: Post, targets: Sequence[PostTarget], now: datetime, *, rescheduled: bool
 ) -> bool:
-    """Move the post's movable targets (and, with `retry_failed`, its failed ones) to what
-    its plan says, and derive the post's status. True if a target is now due at once."""
+    """Move the post's movable targets to what its plan says, and derive the post's status.
+    `rescheduled` (an explicit new schedule) also moves its publishing targets that are not in
+    flight and, unless the post becomes a draft, retries its failed ones. True if a target is
+    now due at once."""
     status, queue_at = plan_for(post, now)
     if status == "pending_approval" and post.approval_status == "rejected":
         # Submitted again after a rejection: awaiting a new decision.
         post.approval_status = "pending"
     due_now = False
     for target in targets:
-        retry = retry_failed and target.status == "failed"
-        if target.status not in MOVABLE and not retry:
+        restart = rescheduled and (
+            (target.status == "failed" and status != "draft")
+            or (target.status == "publishing" and not in_flight(target, now))
+        )
+        if target.status not in MOVABLE and not restart:
             continue
-        if status in QUEUED and (target.status not in QUEUED or target.next_attempt_at != queue_at):
+        if status in QUEUED and (
+            target.status not in QUEUED or target.next_attempt_at != queue_at or restart
+        ):
             target.schedule_version += 1
             target.attempts = 0
-        if retry:
+        if restart:
+            # A new schedule starts afresh: the last schedule's attempts and error are history.
+            target.attempts = 0
             target.error_code = None
             target.error_message = None
             target.error_retryable = None

@@ -50,6 +50,8 @@ class ClaimedTarget:
     schedule_version: int
     # The previous holder's lease ran out without an outcome (its worker died or hung).
     abandoned: bool
+    # The post was deleted while an earlier attempt was in flight: never publish it again.
+    post_deleted: bool = False
 
     @property
     def idempotency_key(self) -> str:
@@ -69,6 +71,8 @@ class Recorded:
     published: list[uuid.UUID] = field(default_factory=list)
     failed: list[uuid.UUID] = field(default_factory=list)
     retrying: list[uuid.UUID] = field(default_factory=list)
+    # Targets of posts deleted while their publish was in flight, ended unpublished.
+    canceled: list[uuid.UUID] = field(default_factory=list)
     # Outcomes dropped because the lease was lost (another worker owns the target now).
     lost: list[uuid.UUID] = field(default_factory=list)
 
@@ -126,6 +130,7 @@ async def claim_due_targets(
             PostTarget.schedule_version,
             Post.text,
             Post.media_ids,
+            Post.deleted_at,
         )
         .join(Post, Post.id == PostTarget.post_id)
         .where(PostTarget.id.in_(ids))
@@ -150,6 +155,7 @@ async def claim_due_targets(
                 attempt=row.attempts,
                 schedule_version=row.schedule_version,
                 abandoned=row.id in abandoned,
+                post_deleted=row.deleted_at is not None,
             )
         )
     return claimed
@@ -224,9 +230,13 @@ async def record_outcomes(
             # Another worker took it over (or the post changed): its outcome is that one's.
             recorded.lost.append(claimed.id)
             continue
-        values, event_type, bucket = _outcome_values(
-            outcome, now, delays=delays, max_attempts=max_attempts
-        )
+        post = posts[target.post_id]
+        if post.deleted_at is not None:
+            values, event_type, bucket = _outcome_of_deleted(outcome)
+        else:
+            values, event_type, bucket = _outcome_values(
+                outcome, now, delays=delays, max_attempts=max_attempts
+            )
         for name, value in {
             **values,
             "lease_owner": None,
@@ -236,7 +246,7 @@ async def record_outcomes(
             setattr(target, name, value)
         getattr(recorded, bucket).append(claimed.id)
         if event_type is not None:
-            events.append((posts[target.post_id], target, event_type))
+            events.append((post, target, event_type))
     for post in posts.values():
         post_targets = targets[post.id]
         status = derive_status(post.publish_mode, [t.status for t in post_targets])
@@ -277,32 +287,48 @@ async def _emit_settled(
         )
 
 
+def _published_values(result: PublishResult) -> dict[str, Any]:
+    return {
+        "status": "published",
+        "published_at": result.published_at,
+        "provider_post_id": result.provider_post_id,
+        "url": result.url,
+        "next_attempt_at": None,
+        "error_code": None,
+        "error_message": None,
+        "error_retryable": None,
+    }
+
+
+def _error_values(error: ProviderError) -> dict[str, Any]:
+    return {
+        "error_code": error.code,
+        "error_message": error.message[:_MAX_MESSAGE],
+        "error_retryable": error.retryable,
+    }
+
+
+def _outcome_of_deleted(outcome: Outcome) -> tuple[dict[str, Any], str | None, str]:
+    """The post was deleted while this publish was in flight. A copy the network made is
+    recorded and reported (post.published.v1 carries its url, so that it can be removed);
+    anything else cancels the target, which is never tried again."""
+    if outcome.result is not None:
+        return _published_values(outcome.result), "post.published.v1", "published"
+    values: dict[str, Any] = {"status": "canceled", "next_attempt_at": None}
+    if outcome.error is not None:
+        values.update(_error_values(outcome.error))
+    return values, None, "canceled"
+
+
 def _outcome_values(
     outcome: Outcome, now: datetime, *, delays: Sequence[float], max_attempts: int
 ) -> tuple[dict[str, Any], str | None, str]:
     """(columns to write, the event to emit or None, the Recorded bucket)."""
     result, error = outcome.result, outcome.error
     if result is not None:
-        return (
-            {
-                "status": "published",
-                "published_at": result.published_at,
-                "provider_post_id": result.provider_post_id,
-                "url": result.url,
-                "next_attempt_at": None,
-                "error_code": None,
-                "error_message": None,
-                "error_retryable": None,
-            },
-            "post.published.v1",
-            "published",
-        )
+        return _published_values(result), "post.published.v1", "published"
     assert error is not None
-    values: dict[str, Any] = {
-        "error_code": error.code,
-        "error_message": error.message[:_MAX_MESSAGE],
-        "error_retryable": error.retryable,
-    }
+    values = _error_values(error)
     attempt = outcome.target.attempt
     if error.retryable and attempt < max_attempts:
         delay = retry_delay(delays, attempt, error.retry_after)

@@ -5,9 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 
-from pressroom.auth.dependencies import PostsRead, PostsWrite, insufficient_role
+from pressroom.auth.dependencies import (
+    PostsRead,
+    PostsWrite,
+    insufficient_role,
+    manager_only_when,
+)
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.kit.openapi import error_responses
 from pressroom.kit.pagination import Collection, Pagination
@@ -21,6 +26,16 @@ from pressroom.posts.updating import update_post as update
 PostId = Annotated[uuid.UUID, Path(alias="postId", description="The post's id.")]
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Posts"])
+
+
+def _decides_approval(body: object) -> bool:
+    """The raw PATCH body carries an approval decision (`approval.status`)."""
+    approval = body.get("approval") if isinstance(body, dict) else None
+    return isinstance(approval, dict) and approval.get("status") is not None
+
+
+# Deciding is for owners and admins; checked on the raw body before anything else is.
+ApprovalDecider = Annotated[None, Depends(manager_only_when(_decides_approval))]
 
 _LIFECYCLE = """
 Lifecycle: a post without `scheduledAt` and without `publishNow` is a `draft`. A future
@@ -136,13 +151,18 @@ async def get_post(post_id: PostId, principal: PostsRead, session: Session) -> P
     responses=error_responses(),
     description="Scope `posts:write`. "
     "Merge the given top-level fields into the post. `scheduledAt: null` makes a "
-    "draft again; `publishNow: true` publishes now (and retries failed targets); a target "
-    "already publishing (in flight, or waiting to retry) keeps going. `targets`, "
+    "draft again; `publishNow: true` publishes now (and retries failed targets). A new "
+    "schedule (`scheduledAt`, `scheduledAt: null` or `publishNow: true`) also moves targets "
+    "that are `publishing` but not in flight (waiting for a retry, or left by a stopped "
+    "worker): they start afresh on the new schedule (attempts and error cleared), and the "
+    "outcome of the earlier schedule is never recorded. A target whose publish is in flight "
+    "at that moment keeps going and records what the network answered. `targets`, "
     "when given, is the new list: an entry with an `id` is merged into that target, one "
     "without adds a target, and targets left out are removed. Changing the effective text, "
     "media, channel, content kind or options of a `publishing` or `published` target, or "
     "removing one, is 409 `post_not_editable`. Deciding `approval.status` (or turning "
-    "`approval.required` off) needs an owner or admin: 403 `insufficient_role` otherwise; "
+    "`approval.required` off) needs an owner or admin: 403 `insufficient_role` otherwise "
+    "(for a decision, before the idempotency key, the body and the post are checked); "
     "the decision records `decidedBy` and `decidedAt`. Approving a post that does not "
     "require approval is 400; rejecting one that is already publishing or published is 409 "
     "`conflict`. A target added to a post that is publishing or already published goes out "
@@ -153,6 +173,7 @@ async def update_post(
     post_id: PostId,
     body: PostUpdate,
     principal: PostsWrite,
+    decider: ApprovalDecider,
     session: Session,
     runtime: RuntimeDep,
     audit: Audit,
@@ -175,7 +196,11 @@ async def update_post(
     description="Scope `posts:write`. "
     "Delete the post: it answers 404 and leaves the collection; its unpublished "
     "targets are canceled (copies already published on the networks stay). Emits "
-    "`post.deleted.v1` carrying the post as it was before deletion.",
+    "`post.deleted.v1` carrying the post as it was before deletion. A target whose publish "
+    "is in flight at that moment cannot be called back: if the network publishes it, the "
+    "target is recorded as `published` and `post.published.v1` reports the copy with its "
+    "`url` (so that it can be removed there); otherwise it is canceled. A deleted post is "
+    "never sent to a network again.",
 )
 async def delete_post(
     post_id: PostId, principal: PostsWrite, session: Session, runtime: RuntimeDep, audit: Audit

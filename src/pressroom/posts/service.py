@@ -18,7 +18,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import field_error, not_found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.posts import repository, views
-from pressroom.posts.lifecycle import derive_status
+from pressroom.posts.lifecycle import MOVABLE, derive_status, in_flight
 from pressroom.posts.models import POST_STATUSES, Post, PostTarget
 from pressroom.posts.schemas import Post as PostOut
 from pressroom.runtime import Runtime
@@ -93,7 +93,13 @@ async def delete_post(
     session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID, post_id: uuid.UUID
 ) -> PostOut:
     """Delete the post and cancel its unpublished targets (published copies on the networks
-    stay). Emits post.deleted.v1 with the post as it was; returns that form."""
+    stay). Emits post.deleted.v1 with the post as it was; returns that form.
+
+    A target whose publish is in flight (its worker holds a live lease) cannot be called back:
+    it is left to its worker, which records what the network answered. If the network
+    published it, the target is `published` and post.published.v1 reports the copy (with its
+    `url`) so that it can be removed; otherwise it is canceled and never tried again (see
+    posts/queue.py)."""
     post = await repository.get_post(session, organization_id, post_id, for_update=True)
     if post is None:
         raise not_found("post")
@@ -101,7 +107,9 @@ async def delete_post(
     before = await views.load_view(session, post)
     now = utcnow()
     for target in targets:
-        if target.status in ("draft", "pending_approval", "scheduled", "publishing"):
+        if target.status in MOVABLE or (
+            target.status == "publishing" and not in_flight(target, now)
+        ):
             target.status = "canceled"
             target.next_attempt_at = None
             target.lease_owner = None
@@ -138,11 +146,10 @@ async def fail_targets_of_channel(
     failed: list[tuple[Post, PostTarget]] = []
     for post_id, post in posts.items():
         for target in targets[post_id]:
-            in_flight = target.lease_until is not None and target.lease_until > now
             if (
                 target.channel_id != channel_id
                 or target.status not in ("draft", "pending_approval", "scheduled", "publishing")
-                or in_flight
+                or in_flight(target, now)
             ):
                 continue
             target.status = "failed"

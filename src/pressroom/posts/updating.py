@@ -117,6 +117,9 @@ async def update_post(
     old_status = post.status
     new_text = body.text if "text" in given else post.text
     new_media = body.media_ids if body.media_ids is not None else views.media_list(post.media_ids)
+    # An explicit new schedule: it moves targets waiting for a retry, and (unless it makes a
+    # draft) retries failed ones, which are then validated again.
+    rescheduled = bool(body.publish_now) or "scheduled_at" in given
     retry_failed = bool(body.publish_now) or body.scheduled_at is not None
     drafts, removed = _drafts(body, targets, errors)
     for draft in drafts:
@@ -176,7 +179,7 @@ async def update_post(
         post.publish_mode = "draft" if body.scheduled_at is None else "scheduled"
     _apply_approval(post, principal, body, content_changed, now)
 
-    due_now = apply_plan(post, current, now, retry_failed=retry_failed)
+    due_now = apply_plan(post, current, now, rescheduled=rescheduled)
     post.updated_at = now
     await session.flush()
     view = await views.load_view(session, post)

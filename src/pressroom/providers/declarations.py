@@ -97,6 +97,33 @@ def _text(max_length: int, unit: TextUnit = "graphemes", **extra: object) -> Tex
     return TextRule.model_validate({"max_length": max_length, "unit": unit, **extra})
 
 
+# --- Options the real adapters share (publishing/adapters/options.py) ---------------------------
+# A thread: follow-up texts, each published as a reply to the one before. No network limits a
+# thread's length; Pressroom's own cap keeps one publish to a bounded number of calls.
+MAX_THREAD_FOLLOW_UPS = 24
+
+
+def _thread_option() -> OptionRule:
+    return OptionRule(
+        name="thread",
+        type="textList",
+        max_items=MAX_THREAD_FOLLOW_UPS,
+        description="Follow-up texts, published in order as replies under the post (a "
+        "thread); each is held to the post's text rule and carries no media.",
+    )
+
+
+def _alt_texts_option(max_length: int, unit: TextUnit) -> OptionRule:
+    return OptionRule(
+        name="altTexts",
+        type="mediaTexts",
+        max_length=max_length,
+        unit=unit,
+        description="Alternative text of the target's media: a list in media order (null or "
+        "empty for none) or an object keyed by media id.",
+    )
+
+
 # --- X -----------------------------------------------------------------------------------------
 # Text: 280 weighted characters, URLs 23 (twitter-text config/v3.json;
 # https://docs.x.com/resources/fundamentals/counting-characters). Accounts with X Premium may post
@@ -140,14 +167,21 @@ _X = ProviderDeclaration(
                     # POST /2/tweets reply_settings (https://docs.x.com/x-api/posts/create-post)
                     values=["following", "mentionedUsers", "subscribers", "verified"],
                     description="Who may reply; everyone when absent.",
-                )
+                ),
+                # Replies: reply.in_reply_to_tweet_id of POST /2/tweets.
+                _thread_option(),
+                # POST /2/media/metadata alt_text.text: at most 1000 characters
+                # (https://docs.x.com/x-api/media/create-media-metadata); counted in UTF-16
+                # units, never fewer than X's characters. Sent for images and GIFs only.
+                _alt_texts_option(1000, "utf16"),
             ],
         )
     ],
     capabilities=Capabilities(threads=True, first_comment=True, delete=True, metrics=True),
-    # Post public_metrics (impression, like, reply, retweet + quote, bookmark counts) and
-    # non_public_metrics.url_link_clicks (docs.x.com, X API v2 fundamentals, Metrics)
-    metrics=["impressions", "likes", "comments", "shares", "saves", "clicks"],
+    # Post public_metrics: impression, like, reply, retweet + quote and bookmark counts (docs.x.com,
+    # X API v2 fundamentals, Metrics). Link clicks are a non-public metric X gives only to the
+    # author for 30 days; the adapter does not read them, so they are not declared.
+    metrics=["impressions", "likes", "comments", "shares", "saves"],
 )
 
 # --- LinkedIn ----------------------------------------------------------------------------------
@@ -438,6 +472,14 @@ _BLUESKY = ProviderDeclaration(
                     exclusive=True,
                 ),
             ),
+            options=[
+                # Replies: the post record's reply refs (root and parent).
+                _thread_option(),
+                # app.bsky.embed.video alt: maxGraphemes 1000 (.../lexicons/app/bsky/embed/
+                # video.json); app.bsky.embed.images alt has no limit, Pressroom holds it to the
+                # same 1000.
+                _alt_texts_option(1000, "graphemes"),
+            ],
         )
     ],
     # Replies: the post record's reply refs; delete: com.atproto.repo.deleteRecord.
@@ -484,6 +526,30 @@ _MASTODON = ProviderDeclaration(
                     type="boolean",
                     description="Hide the media behind a sensitive-content warning.",
                 ),
+                OptionRule(
+                    name="spoilerText",
+                    type="string",
+                    # spoiler_text; StatusLengthValidator counts it with the text against the
+                    # instance's limit (app/validators/status_length_validator.rb).
+                    counts_toward_text=True,
+                    description="A content warning shown in place of the text until opened; "
+                    "counted with the text (and with each thread reply, which carries it too).",
+                ),
+                OptionRule(
+                    name="language",
+                    type="string",
+                    # language: an ISO 639 code (statuses API page above); Mastodon ignores
+                    # codes it does not know.
+                    pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$",
+                    description="The status's language, an ISO 639 code such as `en` or `pt-BR`; "
+                    "the account's default when absent.",
+                ),
+                # Replies: in_reply_to_id.
+                _thread_option(),
+                # POST /api/v2/media description: MediaAttachment::MAX_DESCRIPTION_LENGTH 1500
+                # characters (app/models/media_attachment.rb); counted in UTF-16 units, never
+                # fewer than Ruby's characters.
+                _alt_texts_option(1500, "utf16"),
             ],
         )
     ],

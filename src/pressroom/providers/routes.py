@@ -36,8 +36,14 @@ router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Provider
 _CONFIGURED = (
     "`configured` says whether this deployment can connect and publish to the provider: "
     "always true for `sandbox`; for a real network, true only when an adapter for it is "
-    "configured. Any provider can still be connected with `--simulated`: validated by its "
-    "real declaration, published by the sandbox simulator."
+    "registered and has the deployment settings it needs: `bluesky` and `mastodon` need none, "
+    "`x` needs the deployment's X app (`PRESSROOM_X_CLIENT_ID`), the others have no adapter yet. "
+    "Any provider can still be connected with `--simulated`: validated by its real "
+    "declaration, published by the sandbox simulator. Options of type `textList` (a thread's "
+    "follow-up texts, each held to the content kind's text rule) and `mediaTexts` (alt texts: "
+    "a list in media order or an object keyed by media id) are validated item by item, each "
+    "problem a 400 naming its own field (`targets[0].options.thread[2]`); an option with "
+    "`countsTowardText` is counted together with the text, as the network does."
 )
 
 

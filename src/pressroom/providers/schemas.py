@@ -74,21 +74,38 @@ class MediaRule(DeclarationModel):
     kinds: dict[MediaKind, MediaKindRule]
 
 
+OptionType = Literal["string", "integer", "boolean", "enum", "textList", "mediaTexts"]
+
+
 class OptionRule(DeclarationModel):
-    """One provider-specific key a target may set in ``options``."""
+    """One provider-specific key a target may set in ``options``.
+
+    Types: ``string``, ``integer``, ``boolean``, ``enum`` (one of ``values``); ``textList``, a
+    list of at most ``maxItems`` non-empty texts, each held to the content kind's text rule
+    (a thread's follow-up posts); ``mediaTexts``, one text per media item of the target (alt
+    texts), either a list in media order (``null`` or ``""`` for none) or an object keyed by
+    media id, each at most ``maxLength`` in ``unit``.
+    """
 
     name: str
-    type: Literal["string", "integer", "boolean", "enum"]
+    type: OptionType
     description: str
     required: bool = False
     # enum: the accepted values.
     values: list[str] | None = None
-    # string: the longest accepted value, counted in ``unit``.
+    # string and mediaTexts: the longest accepted value, counted in ``unit``.
     max_length: int | None = None
     unit: TextUnit | None = None
     forbidden_characters: list[str] | None = None
+    # string: a regular expression the whole value must match.
+    pattern: str | None = None
+    # string: counted together with the target's text (and each of its thread's texts) against
+    # the content kind's text rule, as the network does (Mastodon's content warning).
+    counts_toward_text: bool = False
     # integer: the smallest accepted value.
     minimum: int | None = None
+    # textList: the most items.
+    max_items: int | None = None
 
 
 class ContentKind(DeclarationModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -81,13 +82,65 @@ def validate_target(
             )
         ]
     who = f"{decl.id} {kind.kind}"
-    errors = _check_text(decl, kind, text, media, prefix)
-    errors += _check_media(who, kind, media, prefix)
     rules = list(kind.options)
     if simulated and decl.id != "sandbox":
         rules += SIMULATION_OPTIONS
-    errors += _check_options(who, rules, options, prefix)
+    extra = _counted_with_text(kind.text, rules, options)
+    errors = _check_text(decl, kind, text, media, prefix)
+    errors += _check_media(who, kind, media, prefix)
+    context = _OptionContext(decl.id, who, kind.text, media, extra)
+    errors += _check_options(context, rules, options, prefix)
+    if extra is not None and not any(e.field == f"{prefix}.text" for e in errors):
+        errors += _check_with_text(decl.id, kind.text, text or "", extra, prefix)
     return errors
+
+
+@dataclass(frozen=True)
+class _CountedOption:
+    """An option counted with every text of the target (Mastodon's content warning)."""
+
+    name: str
+    length: int
+
+
+@dataclass(frozen=True)
+class _OptionContext:
+    """What option checks need besides the option: the target's text rule and media."""
+
+    provider: str
+    who: str
+    text_rule: TextRule
+    media: Sequence[MediaFacts]
+    counted: _CountedOption | None
+
+
+def _counted_with_text(
+    rule: TextRule, rules: Sequence[OptionRule], options: Mapping[str, object]
+) -> _CountedOption | None:
+    for option in rules:
+        value = options.get(option.name)
+        if option.counts_toward_text and isinstance(value, str) and value:
+            # Counted as plain text: the network discounts URLs in the text only.
+            return _CountedOption(option.name, count_text(value, rule.unit))
+    return None
+
+
+def _check_with_text(
+    provider: str, rule: TextRule, text: str, counted: _CountedOption, prefix: str
+) -> list[FieldError]:
+    """The text fits alone; with the counted option it must fit too."""
+    length = count_text(text, rule.unit, rule.url_length) + counted.length
+    if length <= rule.max_length:
+        return []
+    names = UNIT_NAMES[rule.unit]
+    return [
+        FieldError(
+            f"{prefix}.options.{counted.name}",
+            "too_long",
+            f"with the text, has {length} {names[1]}; {provider} allows {rule.max_length} "
+            "for both together",
+        )
+    ]
 
 
 def _check_text(
@@ -258,8 +311,12 @@ def _check_aspect_ratio(
 
 
 def _check_options(
-    who: str, rules: Sequence[OptionRule], options: Mapping[str, object], prefix: str
+    context: _OptionContext,
+    rules: Sequence[OptionRule],
+    options: Mapping[str, object],
+    prefix: str,
 ) -> list[FieldError]:
+    who = context.who
     by_name = {rule.name: rule for rule in rules}
     errors = []
     for name, value in options.items():
@@ -272,6 +329,12 @@ def _check_options(
                     field, "unknown_option", f"{who} has no option {name!r}; it accepts: {known}"
                 )
             )
+            continue
+        if rule.type == "textList":
+            errors += _check_text_list(context, rule, value, field)
+            continue
+        if rule.type == "mediaTexts":
+            errors += _check_media_texts(context, rule, value, field)
             continue
         error = _check_option_value(rule, value, field)
         if error is not None:
@@ -322,7 +385,128 @@ def _check_option_value(rule: OptionRule, value: object, field: str) -> FieldErr
     forbidden = _forbidden_in(value, rule.forbidden_characters)
     if forbidden:
         return FieldError(field, "invalid_character", f"must not contain {forbidden!r}")
+    if rule.pattern is not None and value and re.fullmatch(rule.pattern, value) is None:
+        return FieldError(field, "invalid_format", f"must match {rule.pattern}")
     return None
+
+
+def _check_text_list(
+    context: _OptionContext, rule: OptionRule, value: object, field: str
+) -> list[FieldError]:
+    """A thread's follow-up texts: each a non-empty text within the content kind's rule."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return [FieldError(field, "invalid_type", "must be a list of texts")]
+    errors = []
+    if rule.max_items is not None and len(value) > rule.max_items:
+        errors.append(
+            FieldError(
+                field, "too_many", f"has {len(value)} texts; at most {rule.max_items} allowed"
+            )
+        )
+    text_rule = context.text_rule
+    for index, item in enumerate(value):
+        where = f"{field}[{index}]"
+        if not isinstance(item, str):
+            errors.append(FieldError(where, "invalid_type", "must be a text"))
+            continue
+        if not item.strip():
+            errors.append(FieldError(where, "required", "must not be empty"))
+            continue
+        length, unit = describe_length(item, text_rule)
+        counted = context.counted
+        if length > text_rule.max_length:
+            errors.append(
+                FieldError(
+                    where,
+                    "too_long",
+                    f"has {length} {unit}; {context.provider} allows {text_rule.max_length}",
+                )
+            )
+        elif counted is not None and length + counted.length > text_rule.max_length:
+            errors.append(
+                FieldError(
+                    where,
+                    "too_long",
+                    f"with options.{counted.name}, has {length + counted.length} "
+                    f"{UNIT_NAMES[text_rule.unit][1]}; {context.provider} allows "
+                    f"{text_rule.max_length}",
+                )
+            )
+        forbidden = _forbidden_in(item, text_rule.forbidden_characters)
+        if forbidden:
+            errors.append(
+                FieldError(
+                    where,
+                    "invalid_character",
+                    f"contains {forbidden!r}, which {context.provider} does not accept",
+                )
+            )
+    return errors
+
+
+def _check_media_texts(
+    context: _OptionContext, rule: OptionRule, value: object, field: str
+) -> list[FieldError]:
+    """Alt texts: a list in media order (null or "" for none) or an object keyed by media id."""
+    if value is None:
+        return []
+    media = context.media
+    if isinstance(value, list):
+        errors = []
+        if len(value) > len(media):
+            errors.append(
+                FieldError(
+                    field,
+                    "too_many",
+                    f"has {len(value)} texts for {_items(len(media))}; at most one per item",
+                )
+            )
+        for index, item in enumerate(value):
+            if item is not None:
+                errors += _check_media_text(rule, item, f"{field}[{index}]")
+        return errors
+    if isinstance(value, dict):
+        errors = []
+        ids = {item.id for item in media}
+        for key, item in value.items():
+            where = f"{field}.{key}"
+            if key not in ids:
+                errors.append(
+                    FieldError(where, "unknown_media", "names no media item of this target")
+                )
+                continue
+            if item is None:
+                errors.append(FieldError(where, "invalid_type", "must be a text"))
+                continue
+            errors += _check_media_text(rule, item, where)
+        return errors
+    return [
+        FieldError(
+            field,
+            "invalid_type",
+            "must be a list of texts in media order or an object keyed by media id",
+        )
+    ]
+
+
+def _check_media_text(rule: OptionRule, value: object, field: str) -> list[FieldError]:
+    if not isinstance(value, str):
+        return [FieldError(field, "invalid_type", "must be a text")]
+    if rule.max_length is not None:
+        unit = rule.unit or "graphemes"
+        length = count_text(value, unit)
+        if length > rule.max_length:
+            names = UNIT_NAMES[unit]
+            return [
+                FieldError(
+                    field,
+                    "too_long",
+                    f"has {length} {names[1]}; at most {rule.max_length} {names[1]} allowed",
+                )
+            ]
+    return []
 
 
 def _forbidden_in(text: str, forbidden: list[str] | None) -> str | None:

@@ -53,8 +53,17 @@ log = logging.getLogger(__name__)
 WORKER_ID = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
 # Idle: sleep until the next due target if it falls due within this many seconds.
 _LOOKAHEAD_SECONDS = 1.0
-# A publish must answer well within the lease, so its outcome is recorded by its own worker.
-_TIMEOUT_SHARE_OF_LEASE = 0.9
+# A publish must answer well within the lease, so its outcome is recorded by its own worker:
+# it may use the lease but the last 5 seconds (room to record it on a loaded database), and
+# never more than half of a short lease.
+_RECORDING_ROOM_SECONDS = 5.0
+
+
+def publish_timeout(lease_seconds: float) -> float:
+    """How long one publish call may take under a lease of `lease_seconds`."""
+    return max(lease_seconds / 2, lease_seconds - _RECORDING_ROOM_SECONDS)
+
+
 # One run keeps claiming for this long at most, then returns to the loop (which can stop).
 _RUN_SECONDS = 5.0
 # While busy but short of work, look for newly due targets this often.
@@ -138,7 +147,8 @@ async def _publish_pipelined(runtime: Runtime, first: list[Job]) -> None:
                 # that one transaction records them all.
                 await asyncio.wait(in_flight, timeout=_COLLECT_SECONDS)
             done = [task for task in in_flight if task.done()]
-            finished = [in_flight.pop(task) for task in done]
+            for task in done:
+                in_flight.pop(task)
             now = time.monotonic()
             free = limit - len(in_flight)
             worth_it = free >= limit // 2 and more
@@ -148,7 +158,7 @@ async def _publish_pipelined(runtime: Runtime, first: list[Job]) -> None:
                 more, last_claim = len(jobs) == free, time.monotonic()
                 start(jobs)
             if done:
-                await _record(runtime, finished, [task.result() for task in done])
+                await _record(runtime, [task.result() for task in done])
     finally:
         # Only on an error: abandon what is in flight; its leases expire and another run
         # re-sends the same idempotency keys.
@@ -170,6 +180,10 @@ async def _prepare(
     for target in claimed:
         job = Job(target)
         jobs.append(job)
+        if target.post_deleted:
+            # Taken over from a worker that died mid-publish after the post was deleted: it
+            # must not reach the network again (the outcome cancels it).
+            continue
         channel = found.get(target.channel_id)
         job.error = _refusal(target, channel, max_attempts)
         if job.error is not None or channel is None:
@@ -239,7 +253,7 @@ async def _attempt(runtime: Runtime, job: Job) -> Outcome:
     if job.error is not None or job.request is None or job.channel is None:
         return Outcome(job.target, error=job.error)
     adapter = adapter_for(job.channel, runtime)
-    timeout = runtime.settings.publisher_lease_seconds * _TIMEOUT_SHARE_OF_LEASE
+    timeout = publish_timeout(runtime.settings.publisher_lease_seconds)
     try:
         result = await asyncio.wait_for(adapter.publish(job.request), timeout)
     except ProviderError as error:
@@ -272,13 +286,13 @@ async def _attempt(runtime: Runtime, job: Job) -> Outcome:
     return Outcome(job.target, result=result)
 
 
-async def _record(runtime: Runtime, jobs: Sequence[Job], outcomes: Sequence[Outcome]) -> None:
+async def _record(runtime: Runtime, outcomes: Sequence[Outcome]) -> None:
+    # Every authentication failure, from the provider or from credentials this server cannot
+    # read, means the channel must be reconnected (a no-op for one that already must).
     refused = {
-        job.channel.id: outcome.error.message
-        for job, outcome in zip(jobs, outcomes, strict=True)
-        if job.channel is not None
-        and outcome.error is not None
-        and outcome.error.code == "auth_expired"
+        outcome.target.channel_id: outcome.error.message
+        for outcome in outcomes
+        if outcome.error is not None and outcome.error.code == "auth_expired"
     }
     async with unit_of_work(runtime.sessions) as session:
         # Channels before posts, the lock order used everywhere.

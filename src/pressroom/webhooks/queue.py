@@ -34,10 +34,12 @@ _endpoints: Table = WebhookEndpoint.__table__  # type: ignore[assignment]
 _events: Table = Event.__table__  # type: ignore[assignment]
 
 
-def lease_seconds(timeout: float) -> float:
-    """How long a claim is held: a delivery may wait one attempt's time behind the endpoint's
-    in-flight ones and then take one attempt's time itself, plus room to record the result."""
-    return 3 * timeout + 10
+def lease_seconds(timeout: float, rounds: int) -> float:
+    """How long a claim is held: `rounds` attempt times (a delivery may wait `rounds - 1` of
+    them behind the endpoint's other held deliveries, then take one itself), plus room to
+    record the result. A shorter lease would lapse under a slow endpoint's queue: the attempt
+    would be sent again by whoever took the lease over, and its result discarded."""
+    return rounds * timeout + 10
 
 
 async def claim(

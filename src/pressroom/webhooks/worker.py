@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+import math
 import os
 import secrets
 import socket
@@ -117,7 +118,7 @@ class DeliveryWorker:
                 runtime.engine,
                 runtime.sessions,
                 now=now,
-                lease_until=now + self._lease(runtime),
+                lease_until=now + self.lease(runtime.settings.webhook_timeout_seconds),
                 lease_owner=f"{self._name}:{secrets.token_hex(8)}",
                 limit=limit,
                 room=room_before,
@@ -177,9 +178,11 @@ class DeliveryWorker:
             # in the claim, which backs the loop off).
             log.exception("could not record webhook attempts; will retry")
 
-    @staticmethod
-    def _lease(runtime: Runtime) -> timedelta:
-        return timedelta(seconds=queue.lease_seconds(runtime.settings.webhook_timeout_seconds))
+    def lease(self, timeout: float) -> timedelta:
+        """The lease of a claim: long enough for every delivery this worker may hold for one
+        endpoint to be attempted, `in_flight_per_endpoint` at a time, each within `timeout`."""
+        rounds = math.ceil(self.held_per_endpoint / self.in_flight_per_endpoint)
+        return timedelta(seconds=queue.lease_seconds(timeout, rounds))
 
     async def close(self, runtime: Runtime) -> None:
         """On shutdown: finish the attempts under way, record them, give back the rest."""

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import httpcore
 import httpx
 
 from pressroom.kit.logs import scrub
@@ -40,7 +41,7 @@ _EPOCH_THRESHOLD = 1_000_000_000
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     # Loading the CA bundle takes ~0.1 s; adapters may be built for every call, so once a process.
     return httpx.create_ssl_context()
 
@@ -60,7 +61,7 @@ def build_client(
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
         transport=transport,
-        verify=_tls_context(),
+        verify=tls_context(),
     )
 
 
@@ -127,9 +128,27 @@ def safe_detail(text: object, secrets_: Iterable[str | None] = ()) -> str:
     return detail
 
 
+class RefusedDestination(httpcore.ConnectError):
+    """A provider host that must not be contacted: it resolves to a loopback, private or
+    otherwise non-public address (see network.py). `reason` names the host and the address,
+    never a URL path or query."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 def transport_failure(exc: httpx.HTTPError, provider: str, action: str) -> ProviderError:
     """A request that got no HTTP answer. Only the exception's type is quoted: its text can
-    carry the URL, and some providers take tokens in query strings."""
+    carry the URL, and some providers take tokens in query strings. A refused destination is
+    permanent and says why (its reason is ours: a host name and an address)."""
+    refused = exc.__cause__
+    if isinstance(refused, RefusedDestination):
+        return ProviderError(
+            "invalid_request",
+            f"{provider} was not contacted while {action}: {refused.reason}. Only public "
+            "addresses are reached.",
+        )
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(
             "timeout", f"{provider} did not answer in time while {action}; it will be retried."

@@ -10,6 +10,7 @@ from pressroom.publishing.adapters.x.adapter import (
     XAdapter,
     credentials_from_cli_options,
     normalized_text,
+    verify_credentials,
 )
 from pressroom.publishing.adapters.x.oauth import (
     DEFAULT_SCOPES,
@@ -32,4 +33,5 @@ __all__ = [
     "revoke_token",
     "start_authorization",
     "states_match",
+    "verify_credentials",
 ]

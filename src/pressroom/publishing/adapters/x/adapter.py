@@ -29,6 +29,7 @@ import asyncio
 import html
 import re
 import time
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -88,6 +89,42 @@ def credentials_from_cli_options(
     if username:
         credentials["username"] = username.removeprefix("@")
     return credentials
+
+
+async def verify_credentials(
+    credentials: dict[str, Any], *, app: XApp | None, http: httpx.AsyncClient | None = None
+) -> tuple[dict[str, Any], str | None]:
+    """Check a channel's tokens now (`GET /2/users/me`; a refused access token is refreshed once
+    when there is a refresh token and an app) and return the complete credentials, with the
+    account's `userId` and `username`, and its handle (`@username`). Raises ProviderError
+    (`auth_expired` for a token X refuses), so a connect fails early and stores nothing."""
+    channel = ChannelContext(
+        id=uuid.uuid4(),
+        organization_id=uuid.uuid4(),
+        provider="x",
+        handle=None,
+        simulated=False,
+        credentials=credentials,
+    )
+    client = http or build_client()
+    try:
+        session = XSession(
+            client, app, channel, cache=CredentialCache(), on_credentials_changed=None
+        )
+        body = await session.call("GET", "/2/users/me", "reading the account")
+    finally:
+        if http is None:
+            await client.aclose()
+    data = body.get("data")
+    user_id = data.get("id") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(user_id, str) or not user_id:
+        raise ProviderError("provider_unavailable", "X answered /2/users/me without an id.")
+    verified = {**session.credentials, "userId": user_id}
+    username = data.get("username")
+    if isinstance(username, str) and username:
+        verified["username"] = username
+        return verified, f"@{username}"
+    return verified, None
 
 
 def normalized_text(text: str) -> str:

@@ -1,0 +1,421 @@
+"""Connecting a channel through the provider's OAuth authorization (X with PKCE; Mastodon with
+an app registered on the instance, then PKCE as well).
+
+1. startChannelConnection: `prepare` makes a random `state` and a PKCE code verifier (and, for
+   Mastodon, finds or registers the app on the instance) and builds the authorization URL;
+   `record` stores the pending authorization, bound to the organization and the member (and
+   key) who started it, with the state only as a SHA-256 digest and the verifier (and
+   Mastodon's app secret) encrypted with the server key. It lives 10 minutes and serves one
+   callback.
+2. The provider sends the person's browser to `/connect/{provider}/callback?code=&state=`.
+   `claim` finds the pending authorization by the state's digest and marks it used (a
+   conditional update: of two callbacks with one state, one wins), in a transaction of its own.
+3. `exchange` trades the code for tokens and reads the account, outside any transaction.
+4. `complete` creates the channel (emitting channel.connected.v1) with the credentials stored
+   encrypted; the caller appends the audit entry in the same transaction.
+
+No token, verifier or client secret ever reaches a response, a log line or the ledger; the
+state is shown once, in the start's own response (and the authorization URL).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.auth.service import Principal
+from pressroom.channels import repository
+from pressroom.channels import service as channels
+from pressroom.channels.models import Channel, ChannelAuthorization
+from pressroom.config import Settings
+from pressroom.db import unit_of_work
+from pressroom.kit.clock import utcnow
+from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
+from pressroom.providers.declarations import PROVIDER_IDS
+from pressroom.publishing.adapters import mastodon_oauth
+from pressroom.publishing.adapters import x as x_oauth
+from pressroom.publishing.adapters.base import ProviderError
+from pressroom.publishing.adapters.http import safe_detail
+from pressroom.publishing.adapters.mastodon_oauth import MastodonApp
+from pressroom.publishing.adapters.registry import configured_providers, x_app
+from pressroom.publishing.adapters.x.oauth import new_code_verifier
+from pressroom.runtime import Runtime
+
+AUTHORIZATION_LIFETIME = timedelta(minutes=10)
+# Pending authorizations are deleted this long after they expired (until then an old state
+# is answered "expired" rather than "unknown").
+KEEP_EXPIRED = timedelta(days=1)
+# Providers whose channels are connected through OAuth here.
+OAUTH_PROVIDERS = ("mastodon", "x")
+# How other providers are connected, for the 400 that says so.
+OTHER_WAYS = {
+    "bluesky": "bluesky connects with an app password: "
+    "`pressroom channels connect bluesky --handle H --app-password-env VAR`",
+    "sandbox": "the sandbox needs no authorization: `pressroom channels connect sandbox`",
+}
+
+
+@dataclass(frozen=True)
+class StartedAuthorization:
+    id: uuid.UUID
+    authorization_url: str
+    state: str = field(repr=False)
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class ClaimedAuthorization:
+    """A pending authorization taken by its callback, with its secrets decrypted."""
+
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    member_id: uuid.UUID
+    credential_id: uuid.UUID
+    credential_prefix: str
+    provider: str
+    name: str
+    instance: str | None
+    return_url: str | None
+    code_verifier: str = field(repr=False)
+    mastodon_client_id: str | None = None
+    mastodon_client_secret: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class ConnectedAccount:
+    credentials: dict[str, Any] = field(repr=False)
+    handle: str | None
+
+
+def callback_url(settings: Settings, provider: str) -> str:
+    """The redirect URI registered with the provider (PRESSROOM_PUBLIC_URL + the callback)."""
+    return f"{settings.public_url}/connect/{provider}/callback"
+
+
+def state_digest(state: str) -> str:
+    return hashlib.sha256(state.encode()).hexdigest()
+
+
+def check_provider(provider: str, settings: Settings) -> None:
+    """404 for an unknown provider; 400 for one that is not connected through OAuth here."""
+    if provider not in PROVIDER_IDS:
+        raise PressroomError("not_found", detail=f"No provider {provider!r}.")
+    if provider not in OAUTH_PROVIDERS:
+        reason = OTHER_WAYS.get(
+            provider, f"{provider} cannot be connected in this deployment yet (no adapter for it)"
+        )
+        raise field_error("provider", "unsupported", reason)
+    if provider not in configured_providers(settings):
+        raise field_error("provider", "not_configured", channels.not_configured_reason(provider))
+
+
+@dataclass(frozen=True)
+class PreparedAuthorization:
+    """An authorization ready to be recorded: where to send the person, and what the callback
+    will need (kept encrypted)."""
+
+    provider: str
+    name: str
+    instance: str | None
+    return_url: str | None
+    authorization_url: str
+    state: str = field(repr=False)
+    secret: dict[str, str] = field(repr=False)
+
+
+async def prepare(
+    runtime: Runtime,
+    *,
+    provider: str,
+    name: str,
+    instance: str | None,
+    return_url: str | None,
+) -> PreparedAuthorization:
+    """Check the request and build the provider's authorization URL. For Mastodon, the app is
+    looked up, or registered on the instance, in transactions of its own (a registration is
+    kept even if the request then fails); call this before the request's transaction begins."""
+    settings = runtime.settings
+    check_provider(provider, settings)
+    errors = _check_start(provider, name, instance, return_url)
+    if errors:
+        raise validation_error(errors)
+    redirect_uri = callback_url(settings, provider)
+    state = secrets.token_urlsafe(32)
+    if provider == "x":
+        app = x_app(settings, redirect_uri=redirect_uri)
+        assert app is not None  # check_provider: x is configured
+        pending = x_oauth.start_authorization(app, state=state)
+        return PreparedAuthorization(
+            provider,
+            name.strip(),
+            None,
+            return_url,
+            pending.url,
+            state,
+            {"codeVerifier": pending.code_verifier},
+        )
+    base_url = mastodon_oauth.check_instance_url(instance or "")
+    mastodon_app = await _mastodon_app(runtime, base_url, redirect_uri)
+    verifier = new_code_verifier()
+    return PreparedAuthorization(
+        provider,
+        name.strip(),
+        base_url,
+        return_url,
+        mastodon_oauth.authorization_url(mastodon_app, state, verifier),
+        state,
+        {
+            "codeVerifier": verifier,
+            "clientId": mastodon_app.client_id,
+            "clientSecret": mastodon_app.client_secret,
+        },
+    )
+
+
+async def record(
+    session: AsyncSession, runtime: Runtime, principal: Principal, prepared: PreparedAuthorization
+) -> StartedAuthorization:
+    """Store the pending authorization, bound to the caller, for 10 minutes and one callback."""
+    now = utcnow()
+    await repository.purge_authorizations(session, now - KEEP_EXPIRED)
+    row = ChannelAuthorization(
+        organization_id=principal.organization_id,
+        member_id=principal.member_id,
+        credential_id=principal.credential_id,
+        credential_prefix=principal.credential_prefix,
+        provider=prepared.provider,
+        name=prepared.name,
+        instance=prepared.instance,
+        return_url=prepared.return_url,
+        state_digest=state_digest(prepared.state),
+        secret_encrypted=runtime.box.encrypt(json.dumps(prepared.secret)),
+        created_at=now,
+        expires_at=now + AUTHORIZATION_LIFETIME,
+    )
+    session.add(row)
+    await session.flush()
+    return StartedAuthorization(row.id, prepared.authorization_url, prepared.state, row.expires_at)
+
+
+def _check_start(
+    provider: str, name: str, instance: str | None, return_url: str | None
+) -> list[FieldError]:
+    errors = []
+    if not name.strip():
+        errors.append(FieldError("name", "required", "must not be blank"))
+    if provider == "mastodon":
+        if instance is None or not instance.strip():
+            errors.append(
+                FieldError(
+                    "instance",
+                    "required",
+                    "mastodon needs the instance, e.g. https://mastodon.social",
+                )
+            )
+        else:
+            try:
+                mastodon_oauth.check_instance_url(instance)
+            except ValueError as exc:
+                errors.append(FieldError("instance", "invalid", str(exc)))
+    elif instance is not None:
+        errors.append(FieldError("instance", "not_applicable", f"{provider} has no instances"))
+    if return_url is not None:
+        reason = _return_url_problem(return_url)
+        if reason is not None:
+            errors.append(FieldError("redirectUri", "invalid", reason))
+    return errors
+
+
+def _return_url_problem(url: str) -> str | None:
+    if any(c.isspace() or ord(c) < 0x20 or c == "\\" for c in url):
+        return "must not contain whitespace, control characters or backslashes"
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return "must be an absolute https URL"
+    if parts.username is not None or parts.password is not None:
+        return "must not contain credentials"
+    if parts.fragment or url.endswith("#"):
+        return "must not contain a fragment"
+    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+        return "must use https (http only for localhost and loopback addresses)"
+    return None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _mastodon_app(runtime: Runtime, base_url: str, redirect_uri: str) -> MastodonApp:
+    async with unit_of_work(runtime.sessions) as session:
+        stored = await repository.find_mastodon_app(session, base_url, redirect_uri)
+        if stored is not None:
+            return MastodonApp(
+                base_url,
+                redirect_uri,
+                stored.client_id,
+                runtime.box.decrypt(stored.client_secret_encrypted),
+            )
+    try:
+        registered = await mastodon_oauth.register_app(
+            runtime.provider_http, base_url, redirect_uri
+        )
+    except ProviderError as error:
+        raise field_error(
+            "instance", "unreachable", f"{base_url} could not register Pressroom: {error.message}"
+        ) from None
+    async with unit_of_work(runtime.sessions) as session:
+        kept = await repository.keep_mastodon_app(
+            session,
+            base_url=base_url,
+            redirect_uri=redirect_uri,
+            client_id=registered.client_id,
+            client_secret_encrypted=runtime.box.encrypt(registered.client_secret),
+            now=utcnow(),
+        )
+        return MastodonApp(
+            base_url,
+            redirect_uri,
+            kept.client_id,
+            runtime.box.decrypt(kept.client_secret_encrypted),
+        )
+
+
+async def claim(
+    session: AsyncSession, runtime: Runtime, provider: str, state: str | None
+) -> ClaimedAuthorization:
+    """Take the pending authorization `state` names, once. 400 (field `state`) when it is
+    missing, unknown (or for another provider), expired or already used."""
+    if not state:
+        raise field_error("state", "required", "the callback carries no state")
+    row = await repository.authorization_by_state_digest(session, state_digest(state))
+    if row is None or row.provider != provider:
+        raise field_error(
+            "state", "unknown", "names no pending connection; start the connection again"
+        )
+    now = utcnow()
+    if row.used_at is not None:
+        raise field_error(
+            "state",
+            "already_used",
+            "this connection was already completed or refused; start the connection again",
+        )
+    if row.expires_at <= now:
+        raise field_error(
+            "state",
+            "expired",
+            f"the connection had to be completed within "
+            f"{int(AUTHORIZATION_LIFETIME.total_seconds() // 60)} minutes; start it again",
+        )
+    if not await repository.use_authorization(session, row.id, now):
+        raise field_error(
+            "state",
+            "already_used",
+            "this connection was already completed or refused; start the connection again",
+        )
+    secret = json.loads(runtime.box.decrypt(row.secret_encrypted))
+    return ClaimedAuthorization(
+        id=row.id,
+        organization_id=row.organization_id,
+        member_id=row.member_id,
+        credential_id=row.credential_id,
+        credential_prefix=row.credential_prefix,
+        provider=row.provider,
+        name=row.name,
+        instance=row.instance,
+        return_url=row.return_url,
+        code_verifier=secret["codeVerifier"],
+        mastodon_client_id=secret.get("clientId"),
+        mastodon_client_secret=secret.get("clientSecret"),
+    )
+
+
+def refused_by_provider(error: str, description: str | None) -> PressroomError:
+    """The provider sent the browser back with an error (`access_denied`: the person declined)."""
+    said = safe_detail(description or "", ())
+    code = error if error.replace("_", "").isalnum() and len(error) <= 64 else "provider_error"
+    message = (
+        "the person declined to authorize Pressroom"
+        if error == "access_denied"
+        else f"the provider refused the authorization ({error[:64]})"
+    )
+    if said:
+        message += f": {said}"
+    return field_error("error", code, message + "; no channel was connected")
+
+
+async def exchange(
+    runtime: Runtime, authorization: ClaimedAuthorization, code: str | None
+) -> ConnectedAccount:
+    """Trade the callback's code for the account's credentials (network; no transaction)."""
+    if not code:
+        raise field_error("code", "required", "the callback carries no authorization code")
+    settings = runtime.settings
+    redirect_uri = callback_url(settings, authorization.provider)
+    try:
+        if authorization.provider == "x":
+            app = x_app(settings, redirect_uri=redirect_uri)
+            if app is None:
+                raise field_error(
+                    "provider",
+                    "not_configured",
+                    channels.not_configured_reason(authorization.provider),
+                )
+            credentials = await x_oauth.exchange_code(
+                app, code, authorization.code_verifier, http=runtime.provider_http
+            )
+            username = credentials.get("username")
+            return ConnectedAccount(credentials, f"@{username}" if username else None)
+        assert authorization.instance is not None
+        assert authorization.mastodon_client_id and authorization.mastodon_client_secret
+        app_ = MastodonApp(
+            authorization.instance,
+            redirect_uri,
+            authorization.mastodon_client_id,
+            authorization.mastodon_client_secret,
+        )
+        credentials, handle = await mastodon_oauth.exchange_code(
+            runtime.provider_http, app_, code, authorization.code_verifier
+        )
+        return ConnectedAccount(credentials, handle)
+    except ProviderError as error:
+        raise field_error(
+            "code",
+            "rejected" if error.code == "auth_expired" else "provider_failed",
+            f"{authorization.provider} did not complete the connection: {error.message}",
+        ) from None
+
+
+async def complete(
+    session: AsyncSession,
+    runtime: Runtime,
+    authorization: ClaimedAuthorization,
+    account: ConnectedAccount,
+) -> Channel:
+    """Create the channel with the account's credentials (encrypted) and emit
+    channel.connected.v1."""
+    return await channels.connect(
+        session,
+        notifier=runtime.notifier,
+        retention_seconds=runtime.settings.webhook_retention_seconds,
+        box=runtime.box,
+        organization_id=authorization.organization_id,
+        provider=authorization.provider,
+        name=authorization.name,
+        handle=account.handle,
+        credentials=account.credentials,
+        configured=configured_providers(runtime.settings),
+    )

@@ -1,0 +1,129 @@
+"""Credentials a person hands over on the command line, checked with the network before a
+channel is stored: a wrong app password or a revoked token fails the connect, not the first
+publish hours later.
+
+- Bluesky: `com.atproto.server.createSession` with the handle (or DID, or email) and an app
+  password; the session's tokens are kept, so the first publish needs no second login.
+- Mastodon: `GET /api/v1/accounts/verify_credentials` on the instance with the access token;
+  the account's id and `@user@instance` handle are kept.
+- X: `GET /2/users/me` with the OAuth 2.0 user access token (refreshed once with the refresh
+  token if X refuses it and the deployment's X app is configured).
+
+Nothing here touches the database: the caller verifies first, outside any transaction, then
+stores the result through `channels.service.connect`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from pressroom.config import Settings
+from pressroom.publishing.adapters import bluesky, mastodon, x
+from pressroom.publishing.adapters.base import ProviderError
+from pressroom.publishing.adapters.mastodon_oauth import check_instance_url
+from pressroom.publishing.adapters.registry import x_app
+
+# Providers connected on the command line with credentials, and the options each takes.
+PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {
+    "bluesky": ("--handle", "--app-password", "--service"),
+    "mastodon": ("--instance", "--access-token"),
+    "x": ("--access-token", "--refresh-token"),
+}
+
+
+@dataclass(frozen=True)
+class ProviderOptions:
+    """What the person gave on the command line (secrets already read from the environment
+    where they asked for that)."""
+
+    handle: str | None = None
+    app_password: str | None = field(default=None, repr=False)
+    service: str | None = None
+    instance: str | None = None
+    access_token: str | None = field(default=None, repr=False)
+    refresh_token: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class VerifiedAccount:
+    """Credentials the provider accepted (stored encrypted, never shown) and the account's
+    handle for the channel."""
+
+    credentials: dict[str, Any] = field(repr=False)
+    handle: str | None
+
+
+class VerificationFailed(Exception):
+    """The provider refused the credentials, or could not be asked; the message says what to
+    do and never quotes a secret."""
+
+
+async def verify(
+    provider: str, options: ProviderOptions, *, settings: Settings, http: httpx.AsyncClient
+) -> VerifiedAccount:
+    """Check `options` with `provider` now. ValueError for missing or malformed options,
+    VerificationFailed when the provider says no."""
+    try:
+        if provider == "bluesky":
+            return await _bluesky(options, http)
+        if provider == "mastodon":
+            return await _mastodon(options, http)
+        if provider == "x":
+            return await _x(options, settings, http)
+    except ProviderError as error:
+        raise VerificationFailed(_explain(provider, error)) from None
+    raise ValueError(f"{provider} channels are not connected with credentials")
+
+
+async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> VerifiedAccount:
+    if not options.handle:
+        raise ValueError("bluesky needs --handle (the account's handle, DID or email)")
+    if not options.app_password:
+        raise ValueError(
+            "bluesky needs an app password: --app-password-env VAR (or --app-password); create "
+            "one in Bluesky's Settings > Privacy and security > App passwords"
+        )
+    credentials = await bluesky.create_session_credentials(
+        options.handle, options.app_password, options.service or bluesky.DEFAULT_SERVICE, http=http
+    )
+    handle = credentials.get("handle") or credentials.get("identifier")
+    return VerifiedAccount(credentials, f"@{handle}" if handle else None)
+
+
+async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> VerifiedAccount:
+    if not options.instance:
+        raise ValueError("mastodon needs --instance (e.g. https://mastodon.social)")
+    if not options.access_token:
+        raise ValueError(
+            "mastodon needs an access token: --access-token-env VAR (or --access-token); create "
+            "one in the account's Preferences > Development, with the scopes read and write"
+        )
+    base_url = check_instance_url(options.instance)
+    credentials, handle = await mastodon.verify_credentials(
+        base_url, options.access_token, http=http
+    )
+    return VerifiedAccount(credentials, handle)
+
+
+async def _x(
+    options: ProviderOptions, settings: Settings, http: httpx.AsyncClient
+) -> VerifiedAccount:
+    if not options.access_token:
+        raise ValueError(
+            "x needs an OAuth 2.0 user access token: --access-token-env VAR (or --access-token), "
+            "and --refresh-token-env VAR (or --refresh-token) so it can be renewed"
+        )
+    credentials = x.credentials_from_cli_options(options.access_token, options.refresh_token)
+    verified, handle = await x.verify_credentials(credentials, app=x_app(settings), http=http)
+    return VerifiedAccount(verified, handle)
+
+
+def _explain(provider: str, error: ProviderError) -> str:
+    if error.code == "auth_expired":
+        return f"{provider} refused the credentials: {error.message}"
+    if error.retryable:
+        return f"{provider} could not be asked to verify the credentials: {error.message}"
+    return f"{provider} did not accept the connection: {error.message}"
