@@ -212,8 +212,11 @@ async def test_a_worker_killed_mid_publish_loses_and_duplicates_nothing(
 ):
     await queue_targets(runtime, tenant, posts=1, per_post=10)
     slow = {
-        "sandbox_latency_ms": "1500",
-        "publisher_lease_seconds": "3",
+        # The network acts 1.5 s into a 3 s round trip; the kill comes in between, with
+        # a second of slack either side for a loaded machine.
+        "sandbox_latency_ms": "3000",
+        # An 8 s lease gives a publish 4 s (worker.publish_timeout): room for the 3 s trip.
+        "publisher_lease_seconds": "8",
         "database_pool_size": "12",
     }
     with worker_processes(1, database_url, tmp_path / "a", **slow) as [doomed]:
@@ -222,7 +225,7 @@ async def test_a_worker_killed_mid_publish_loses_and_duplicates_nothing(
         assert len(taken) == 10
         # Past the network's half of the round trip: it has the posts, the worker has not
         # heard back. Kill it there.
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(2.0)
         doomed.process.send_signal(signal.SIGKILL)
         doomed.process.wait()
     assert await published_count(runtime, tenant) == 0
