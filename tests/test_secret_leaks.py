@@ -29,12 +29,13 @@ import pytest
 import respx
 from fastapi import FastAPI
 from pydantic import SecretStr
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from typer.testing import CliRunner
 
 import pressroom.tables  # noqa: F401 (every table in the metadata)
 from pressroom.audit.models import AuditEntry
 from pressroom.channels import service as channels
+from pressroom.channels.models import CredentialRevocation
 from pressroom.cli import app as cli
 from pressroom.config import Settings
 from pressroom.db import Base, unit_of_work
@@ -215,6 +216,7 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
             .where(Delivery.status.in_(("pending", "processing")))
             .values(status="exhausted", lease_owner=None, lease_until=None)
         )
+        await session.execute(delete(CredentialRevocation))
 
     # -- the command line: bootstrap, keys (one revealed on stdout each), a channel ----------
     cli_outputs: list[str] = []
@@ -468,6 +470,29 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
         ):
             response = await client.delete(path, headers=headers)
             assert response.status_code == 200, (path, response.text)
+
+        # The X channel's disconnect queues its tokens, encrypted, for revocation; the
+        # credential revoker then revokes them at X (the only provider request while the
+        # workers run; the webhook receiver on loopback is reached as before). The queued
+        # row is gone by the database scan below; its insert is among the logs on SQLite.
+        with respx.mock(assert_all_mocked=True, assert_all_called=False) as network:
+            revoke = network.post("https://api.x.com/2/oauth2/revoke").mock(
+                return_value=httpx.Response(200, json={"revoked": True})
+            )
+            network.route().pass_through()
+            response = await client.delete(f"/api/v1/channels/{x_channel}", headers=headers)
+            assert response.status_code == 200, response.text
+
+            async def revoked() -> bool | None:
+                async with unit_of_work(runtime.sessions) as session:
+                    left = await session.scalars(select(CredentialRevocation.id))
+                    return True if not list(left) else None
+
+            await eventually(revoked, timeout=20, what="the X tokens revoked")
+        assert [parse_qs(c.request.content.decode())["token"] for c in revoke.calls] == [
+            [x_tokens[1]],
+            [x_tokens[0]],
+        ]
 
         async with unit_of_work(runtime.sessions) as session:
             expected = {

@@ -8,7 +8,12 @@ from pressroom.analytics.models import (
 )
 from pressroom.audit.models import AuditEntry, AuditHead
 from pressroom.auth.models import ApiKey
-from pressroom.channels.models import Channel, ChannelAuthorization, MastodonApp
+from pressroom.channels.models import (
+    Channel,
+    ChannelAuthorization,
+    CredentialRevocation,
+    MastodonApp,
+)
 from pressroom.db import Base
 from pressroom.kit.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
@@ -24,6 +29,7 @@ __all__ = [
     "Base",
     "Channel",
     "ChannelAuthorization",
+    "CredentialRevocation",
     "Delivery",
     "DeliveryAttempt",
     "Event",

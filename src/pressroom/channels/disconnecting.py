@@ -10,23 +10,25 @@ import uuid
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service
-from pressroom.channels.models import Channel
+from pressroom.channels.service import Disconnection
 from pressroom.posts import service as posts
 from pressroom.runtime import Runtime
 
 
 async def disconnect_channel(
     session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID, channel_id: uuid.UUID
-) -> Channel:
-    """Erase the credentials, emit channel.disconnected.v1, and fail the channel's
-    unpublished targets with `channel_disconnected` (each with its post.failed.v1)."""
-    channel = await service.disconnect(
+) -> Disconnection:
+    """Erase the credentials (queueing provider tokens for revocation), emit
+    channel.disconnected.v1, and fail the channel's unpublished targets with
+    `channel_disconnected` (each with its post.failed.v1)."""
+    disconnection = await service.disconnect(
         session,
         notifier=runtime.notifier,
         retention_seconds=runtime.settings.webhook_retention_seconds,
         organization_id=organization_id,
         channel_id=channel_id,
     )
+    channel = disconnection.channel
     await posts.fail_targets_of_channel(
         session,
         runtime,
@@ -35,4 +37,4 @@ async def disconnect_channel(
         message=f"The {channel.provider} channel {channel.name!r} was disconnected before this "
         "target was published.",
     )
-    return channel
+    return disconnection

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.db import Base, IdMixin, TimestampMixin
@@ -78,4 +78,27 @@ class MastodonApp(IdMixin, Base):
     redirect_uri: Mapped[str] = mapped_column(String(500))
     client_id: Mapped[str] = mapped_column(String(255))
     client_secret_encrypted: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column()
+
+
+class CredentialRevocation(IdMixin, Base):
+    """A disconnected channel's credentials waiting to be revoked at the provider: moved here,
+    still encrypted, by the disconnect's transaction, and deleted once the revocation loop
+    (channels/worker.py) has told the provider, found it cannot, or given up. Rows are the
+    queue: a crash never loses a revocation, and the disconnect never waits for the network."""
+
+    __tablename__ = "credential_revocations"
+    __table_args__ = (Index("ix_credential_revocations_next_attempt_at", "next_attempt_at"),)
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    channel_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    provider: Mapped[str] = mapped_column(String(32))
+    # The channel's credentials as they were stored (encrypted with the server key).
+    credentials_encrypted: Mapped[str] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column()
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_until: Mapped[datetime | None] = mapped_column()
     created_at: Mapped[datetime] = mapped_column()

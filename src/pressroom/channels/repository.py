@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import Select, delete, select, update
+from sqlalchemy import Select, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.channels.models import Channel, ChannelAuthorization, MastodonApp
+from pressroom.channels.models import (
+    Channel,
+    ChannelAuthorization,
+    CredentialRevocation,
+    MastodonApp,
+)
 from pressroom.db import dialect_name
 from pressroom.kit.ids import uuid7
 
@@ -136,3 +141,87 @@ async def keep_mastodon_app(
     stored = await find_mastodon_app(session, base_url, redirect_uri)
     assert stored is not None
     return stored
+
+
+# -- credential revocations (the queue of channels/worker.py) ---------------------------------
+
+
+def queue_revocation(
+    session: AsyncSession,
+    *,
+    organization_id: uuid.UUID,
+    channel_id: uuid.UUID,
+    provider: str,
+    credentials_encrypted: str,
+    now: datetime,
+) -> None:
+    session.add(
+        CredentialRevocation(
+            organization_id=organization_id,
+            channel_id=channel_id,
+            provider=provider,
+            credentials_encrypted=credentials_encrypted,
+            attempts=0,
+            next_attempt_at=now,
+            created_at=now,
+        )
+    )
+
+
+async def claim_due_revocations(
+    session: AsyncSession, *, owner: str, lease_seconds: float, limit: int, now: datetime
+) -> list[CredentialRevocation]:
+    """Lease up to `limit` due revocations to `owner` (one attempt more each), oldest first;
+    a lease that ran out (its worker died) is taken over."""
+    statement = (
+        select(CredentialRevocation.id)
+        .where(
+            CredentialRevocation.next_attempt_at <= now,
+            or_(
+                CredentialRevocation.lease_until.is_(None),
+                CredentialRevocation.lease_until <= now,
+            ),
+        )
+        .order_by(CredentialRevocation.next_attempt_at, CredentialRevocation.id)
+        .limit(limit)
+    )
+    if dialect_name(session) == "postgresql":
+        statement = statement.with_for_update(skip_locked=True)
+    ids = list(await session.scalars(statement))
+    if not ids:
+        return []
+    await session.execute(
+        update(CredentialRevocation)
+        .where(CredentialRevocation.id.in_(ids))
+        .values(
+            lease_owner=owner,
+            lease_until=now + timedelta(seconds=lease_seconds),
+            attempts=CredentialRevocation.attempts + 1,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    claimed = select(CredentialRevocation).where(CredentialRevocation.id.in_(ids))
+    return list(await session.scalars(claimed.execution_options(populate_existing=True)))
+
+
+async def finish_revocation(session: AsyncSession, revocation_id: uuid.UUID, owner: str) -> bool:
+    """Remove a revocation this owner still holds; False if its lease was lost."""
+    result = await session.execute(
+        delete(CredentialRevocation).where(
+            CredentialRevocation.id == revocation_id, CredentialRevocation.lease_owner == owner
+        )
+    )
+    return getattr(result, "rowcount", 0) == 1
+
+
+async def retry_revocation(
+    session: AsyncSession, revocation_id: uuid.UUID, owner: str, next_attempt_at: datetime
+) -> bool:
+    """Release a revocation this owner holds until `next_attempt_at`; False if lost."""
+    result = await session.execute(
+        update(CredentialRevocation)
+        .where(CredentialRevocation.id == revocation_id, CredentialRevocation.lease_owner == owner)
+        .values(lease_owner=None, lease_until=None, next_attempt_at=next_attempt_at)
+        .execution_options(synchronize_session=False)
+    )
+    return getattr(result, "rowcount", 0) == 1

@@ -17,6 +17,27 @@ from pressroom.kit.routing import Audit, PressroomRoute, RuntimeDep, Session
 
 ChannelId = Annotated[uuid.UUID, Path(alias="channelId", description="The channel's id.")]
 
+_DISCONNECT_DESCRIPTION = """\
+Scope `channels:write`. Disconnect the channel: it leaves the collection and answers 404 from
+now on, and its unpublished targets fail with error code `channel_disconnected` (each emitting
+`post.failed.v1`; a publish already in flight finishes and records what the provider answered).
+Emits `channel.disconnected.v1`.
+
+Credentials: the stored credentials are erased from the channel and, for a real (not simulated)
+Bluesky, Mastodon or X channel, moved in the same transaction, still encrypted, to a revocation
+queue. A background worker then revokes them at the provider, after the answer (the request
+never waits for the network): X, `POST https://api.x.com/2/oauth2/revoke` of the refresh token
+and of the access token (with the deployment's X app); Mastodon, `POST {instance}/oauth/revoke`
+with the app's client id and secret, for channels connected through OAuth (a token given on the
+command line was created by the account's owner, who alone can revoke it, in the instance's
+Preferences > Development, where it was made); Bluesky, `com.atproto.server.deleteSession` with the
+session's refresh token, which ends Pressroom's session (the app password itself can only be
+revoked by the account's owner, in Bluesky's Settings > Privacy and security > App passwords).
+A revocation the provider could not take (unreachable, 5xx, rate limited) is retried with
+growing pauses, 5 attempts over about an hour, then given up; a queued revocation survives a
+restart. The sandbox and simulated channels hold no provider tokens: nothing is queued.
+"""
+
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Channels"])
 
 
@@ -62,11 +83,7 @@ async def get_channel(channel_id: ChannelId, principal: ChannelsRead, session: S
     response_model=DeletedChannel,
     status_code=200,
     responses=error_responses(),
-    description="Scope `channels:write`. "
-    "Disconnect the channel: its stored credentials are erased, it leaves the "
-    "collection and answers 404 from now on, and its unpublished targets fail with error code "
-    "`channel_disconnected` (each emitting `post.failed.v1`; a publish already in flight "
-    "finishes and records what the provider answered). Emits `channel.disconnected.v1`.",
+    description=_DISCONNECT_DESCRIPTION,
 )
 async def disconnect_channel(
     channel_id: ChannelId,
@@ -76,6 +93,13 @@ async def disconnect_channel(
     audit: Audit,
 ) -> DeletedChannel:
     """Disconnect a channel."""
-    channel = await disconnect(session, runtime, principal.organization_id, channel_id)
-    audit.set("channel", channel.id, {"disconnected": True, "provider": channel.provider})
+    disconnection = await disconnect(session, runtime, principal.organization_id, channel_id)
+    channel = disconnection.channel
+    # Not keyed "credentials": the ledger redacts any field so named, whatever its value.
+    access = "erased, revocation queued" if disconnection.revocation_queued else "erased"
+    audit.set(
+        "channel",
+        channel.id,
+        {"disconnected": True, "provider": channel.provider, "providerAccess": access},
+    )
     return DeletedChannel(id=channel.id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,10 +23,19 @@ from pressroom.kit.notify import Notifier
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.publishing.adapters.base import ChannelContext
-from pressroom.publishing.adapters.registry import configured_providers
+from pressroom.publishing.adapters.registry import configured_providers, revoked_at_provider
 from pressroom.webhooks.outbox import emit_event
 
 MAX_NAME_LENGTH = 200
+# Wakes the revocation loop (channels/worker.py) when a disconnect queued work for it.
+REVOCATIONS_CHANNEL = "pressroom_revocations"
+
+
+@dataclass(frozen=True)
+class Disconnection:
+    channel: Channel
+    # The credentials were provider tokens, queued to be revoked at the provider.
+    revocation_queued: bool
 
 
 def to_schema(channel: Channel) -> ChannelOut:
@@ -166,20 +176,40 @@ async def disconnect(
     retention_seconds: int,
     organization_id: uuid.UUID,
     channel_id: uuid.UUID,
-) -> Channel:
+) -> Disconnection:
     """Erase the stored credentials, hide the channel from the API and emit
-    channel.disconnected.v1. (Its unpublished targets are failed by the caller, which owns
-    posts: see channels/disconnecting.py.)"""
+    channel.disconnected.v1. Provider tokens are not thrown away but moved, still encrypted,
+    to the revocation queue, in this same transaction: the revocation loop tells the provider
+    after commit (nothing is sent to the network here). (Its unpublished targets are failed by
+    the caller, which owns posts: see channels/disconnecting.py.)"""
     channel = await repository.get_connected(session, organization_id, channel_id, for_update=True)
     if channel is None:
         raise not_found("channel")
     now = utcnow()
+    queued = await _queue_revocation(session, notifier, channel, channel.credentials_encrypted)
     channel.credentials_encrypted = None
     channel.disconnected_at = now
     channel.updated_at = now
     await session.flush()
     await _emit(session, notifier, retention_seconds, channel, "channel.disconnected.v1")
-    return channel
+    return Disconnection(channel, queued)
+
+
+async def _queue_revocation(
+    session: AsyncSession, notifier: Notifier, channel: Channel, credentials_encrypted: str | None
+) -> bool:
+    if not credentials_encrypted or not revoked_at_provider(channel.provider, channel.simulated):
+        return False
+    repository.queue_revocation(
+        session,
+        organization_id=channel.organization_id,
+        channel_id=channel.id,
+        provider=channel.provider,
+        credentials_encrypted=credentials_encrypted,
+        now=utcnow(),
+    )
+    await notifier.notify(session, REVOCATIONS_CHANNEL)
+    return True
 
 
 async def mark_reconnect_required(
@@ -241,9 +271,24 @@ async def store_credentials(
     session: AsyncSession, box: SecretBox, channel_id: uuid.UUID, credentials: dict[str, Any]
 ) -> None:
     """Replace a channel's credentials (adapters whose providers rotate tokens report the new
-    set). A disconnected channel keeps none: its credentials were erased for good."""
+    set). A disconnected channel keeps none: its credentials were erased for good, and a set
+    refreshed by a call that was in flight during the disconnect goes to the revocation queue
+    too (the provider has already replaced the tokens the disconnect queued)."""
     channel = await repository.lock_by_id(session, channel_id)
-    if channel is None or channel.disconnected_at is not None:
+    if channel is None:
+        return
+    if channel.disconnected_at is not None:
+        # No notifier here: the revocation loop finds the row on its next poll.
+        if revoked_at_provider(channel.provider, channel.simulated):
+            repository.queue_revocation(
+                session,
+                organization_id=channel.organization_id,
+                channel_id=channel.id,
+                provider=channel.provider,
+                credentials_encrypted=box.encrypt(json.dumps(credentials)),
+                now=utcnow(),
+            )
+            await session.flush()
         return
     channel.credentials_encrypted = box.encrypt(json.dumps(credentials))
     channel.updated_at = utcnow()

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 
 from pressroom.analytics.worker import POLL_INTERVAL as METRICS_POLL_INTERVAL
 from pressroom.analytics.worker import MetricsPoller
+from pressroom.channels.service import REVOCATIONS_CHANNEL
+from pressroom.channels.worker import POLL_INTERVAL as REVOCATION_POLL_INTERVAL
+from pressroom.channels.worker import revoke_disconnected_credentials
 from pressroom.db import unit_of_work
 from pressroom.kit.idempotency import purge_expired
 from pressroom.kit.notify import wait_for_work
@@ -61,6 +64,12 @@ def default_loops() -> list[Loop]:
         *webhook_loops(),
         Loop("publisher", publish_due_targets, interval=1.0, channel=PUBLISHER_CHANNEL),
         Loop("metrics-poller", MetricsPoller(), interval=METRICS_POLL_INTERVAL),
+        Loop(
+            "credential-revoker",
+            revoke_disconnected_credentials,
+            interval=REVOCATION_POLL_INTERVAL,
+            channel=REVOCATIONS_CHANNEL,
+        ),
     ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 # The actionable error codes of contract section 7 (Publishing), with whether a retry can
 # help. Adapters classify every provider failure into one of these.
@@ -116,3 +116,22 @@ class ProviderAdapter(Protocol):
         ...
 
     async def check_health(self, channel: ChannelContext) -> HealthResult: ...
+
+
+# What a revocation came to. `revoked`: the provider invalidated the tokens (or said they were
+# already invalid). `nothing_to_revoke`: the channel holds no token at the provider (the
+# sandbox, a simulated channel, a Bluesky account that never logged in). `unsupported`:
+# Pressroom holds a token it has no way to revoke (only the account's owner can).
+Revocation = Literal["revoked", "nothing_to_revoke", "unsupported"]
+
+
+@runtime_checkable
+class RevokingAdapter(Protocol):
+    """The optional capability of revoking a disconnected channel's tokens at the provider.
+    An adapter without it counts as `unsupported`."""
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """Invalidate the tokens of `channel.credentials` at the provider; raise
+        ProviderError (retryable or not) when the provider could not be told. Must be safe
+        to call again: revoking a token already revoked is a success."""
+        ...

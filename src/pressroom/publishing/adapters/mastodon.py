@@ -20,6 +20,11 @@ account's Preferences > Development, scopes `read write`, or an OAuth token); `a
 - Metrics: `GET /api/v1/statuses/:id`: favourites_count -> likes, reblogs_count -> shares,
   replies_count -> comments.
 - Health: `GET /api/v1/accounts/verify_credentials`.
+- Revoke (on disconnect; https://docs.joinmastodon.org/methods/oauth/#revoke):
+  `POST /oauth/revoke` with `client_id`, `client_secret` and `token` (a form). Only a token of
+  Pressroom's own app can be revoked that way: channels connected through OAuth keep the app's
+  `clientId` and `clientSecret` in their credentials; a token pasted on the command line was
+  made by the account's owner, who alone can revoke it (`unsupported`).
 - Limits: `instance_limits()` reads the instance's own `GET /api/v2/instance` configuration
   (statuses.max_characters, characters_reserved_per_url, max_media_attachments, media size
   limits), falling back to `/api/v1/instance` on servers older than 4.0, so the caller can
@@ -48,6 +53,7 @@ from pressroom.publishing.adapters.base import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    Revocation,
 )
 from pressroom.publishing.adapters.http import (
     FilePart,
@@ -359,6 +365,34 @@ class MastodonAdapter:
             state = "reconnect_required" if error.code == "auth_expired" else "degraded"
             return HealthResult(state, error.message)
         return HealthResult("healthy")
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """Revoke the access token with the app that obtained it (`POST /oauth/revoke`); the
+        instance answers 200 for a token already revoked (RFC 7009)."""
+        credentials = channel.credentials
+        base_url, token = credentials.get("baseUrl"), credentials.get("accessToken")
+        client_id, client_secret = credentials.get("clientId"), credentials.get("clientSecret")
+        if not isinstance(base_url, str) or not isinstance(token, str) or not token:
+            return "nothing_to_revoke"
+        if not isinstance(client_id, str) or not isinstance(client_secret, str):
+            return "unsupported"
+        if not client_id or not client_secret:
+            return "unsupported"
+        action = "revoking the access token"
+        try:
+            response = await self._http.post(
+                f"{base_url.rstrip('/')}/oauth/revoke",
+                data={"client_id": client_id, "client_secret": client_secret, "token": token},
+            )
+        except httpx.HTTPError as exc:
+            raise transport_failure(exc, PROVIDER, action) from None
+        if response.is_success:
+            return "revoked"
+        body = response_json(response)
+        described = body.get("error_description") or body.get("error") or ""
+        raise status_failure(
+            response, PROVIDER, action, safe_detail(described, (token, client_secret))
+        )
 
 
 def _status_failure(api: _Api, response: httpx.Response, action: str) -> ProviderError:

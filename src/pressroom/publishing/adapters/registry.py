@@ -25,6 +25,8 @@ from pressroom.publishing.adapters.base import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    Revocation,
+    RevokingAdapter,
 )
 from pressroom.publishing.adapters.bluesky import BlueskyAdapter
 from pressroom.publishing.adapters.bluesky.media import MediaDimensions
@@ -129,6 +131,21 @@ def adapter_for(channel: ChannelContext, runtime: Runtime | None = None) -> Prov
             "storage and credential store); this caller has none.",
         )
     return factory(channel, runtime)
+
+
+def revoked_at_provider(provider: str, simulated: bool) -> bool:
+    """Whether a channel's stored credentials are tokens of a real network, which a disconnect
+    must revoke there (the sandbox and simulated channels hold none)."""
+    return not simulated and provider in REAL_ADAPTERS
+
+
+async def revoke_credentials(channel: ChannelContext, runtime: Runtime) -> Revocation:
+    """Revoke a disconnected channel's tokens through its adapter; `unsupported` when the
+    adapter has no way to. Raises ProviderError."""
+    adapter = adapter_for(channel, runtime)
+    if not isinstance(adapter, RevokingAdapter):
+        return "unsupported"
+    return await adapter.revoke(channel)
 
 
 def _media_reader(runtime: Runtime) -> MediaReader:

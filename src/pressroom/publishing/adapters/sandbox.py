@@ -34,6 +34,7 @@ from pressroom.publishing.adapters.base import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    Revocation,
 )
 from pressroom.publishing.models import SandboxPublication
 
@@ -199,6 +200,10 @@ class SandboxAdapter:
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         await self._travel()
         return HealthResult(state="healthy")
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """The simulator issues no tokens: a disconnected channel leaves nothing behind."""
+        return "nothing_to_revoke"
 
 
 def _raise_simulated_failure(request: PublishRequest) -> None:

@@ -16,6 +16,11 @@ Delete: `com.atproto.repo.deleteRecord` of the main post (replies of a thread st
 record deletes as a success). Metrics: `app.bsky.feed.getPosts`, through the PDS, which proxies it
 to the AppView: likeCount -> likes, replyCount -> comments, repostCount + quoteCount -> shares
 (a quote spreads the post like a repost does). Health: `com.atproto.server.getSession`.
+
+Revoke (on disconnect): `com.atproto.server.deleteSession`, authorised by the refresh JWT
+(https://docs.bsky.app/docs/api/com-atproto-server-delete-session), ends the session Pressroom
+holds. The app password itself can only be revoked by the account's owner, in Bluesky's
+settings (Privacy and security > App passwords).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from pressroom.publishing.adapters.base import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    Revocation,
 )
 from pressroom.publishing.adapters.bluesky.facets import build_facets
 from pressroom.publishing.adapters.bluesky.media import MediaDimensions, build_embed
@@ -47,9 +53,13 @@ from pressroom.publishing.adapters.bluesky.records import (
     thread_record_key,
 )
 from pressroom.publishing.adapters.bluesky.session import (
+    AUTH_ERRORS,
     DEFAULT_SERVICE,
+    EXPIRED,
+    PROVIDER,
     BlueskyCredentials,
     BlueskySession,
+    classify,
     xrpc_error,
 )
 from pressroom.publishing.adapters.credentials import (
@@ -57,7 +67,13 @@ from pressroom.publishing.adapters.credentials import (
     CredentialCache,
     CredentialsChanged,
 )
-from pressroom.publishing.adapters.http import MediaReader, build_client, response_json, safe_detail
+from pressroom.publishing.adapters.http import (
+    MediaReader,
+    build_client,
+    response_json,
+    safe_detail,
+    transport_failure,
+)
 from pressroom.publishing.adapters.options import alt_texts, thread_texts
 
 # XRPC error names meaning "there is already a record with this key" (createRecord) ...
@@ -285,6 +301,28 @@ class BlueskyAdapter:
             "comments": _count(view, "replyCount"),
             "shares": _count(view, "repostCount") + _count(view, "quoteCount"),
         }
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """End the channel's session (`com.atproto.server.deleteSession` with the refresh JWT,
+        at the PDS that refreshes it). A session the server already refuses is over."""
+        credentials = BlueskyCredentials.from_dict(self._cache.current(channel, "refreshJwt"))
+        if not credentials.refresh_jwt:
+            return "nothing_to_revoke"
+        action = "ending the session"
+        base = (credentials.pds or credentials.service).rstrip("/")
+        try:
+            response = await self._http.post(
+                f"{base}/xrpc/com.atproto.server.deleteSession",
+                headers={"Authorization": f"Bearer {credentials.refresh_jwt}"},
+            )
+        except httpx.HTTPError as exc:
+            raise transport_failure(exc, PROVIDER, action) from None
+        if response.is_success:
+            return "revoked"
+        name, _ = xrpc_error(response)
+        if response.status_code == 401 or name in {EXPIRED, "InvalidToken", *AUTH_ERRORS}:
+            return "revoked"
+        raise classify(response, action, credentials.secrets())
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         session = self._session(channel)

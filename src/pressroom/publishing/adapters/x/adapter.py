@@ -10,6 +10,8 @@
   bookmark_count -> saves (https://docs.x.com/x-api/fundamentals/metrics). Link clicks are a
   non-public metric X only gives for 30 days; they are not read.
 - Health: `GET /2/users/me`.
+- Revoke (on disconnect): `POST /2/oauth2/revoke` of the refresh token, then of the access token
+  (oauth.py `revoke_token`).
 
 Duplicates. X has no idempotency key. What it has is a duplicate-content check: the same account
 posting the same text again soon after is refused with 403 "You are not allowed to create a Tweet
@@ -43,6 +45,7 @@ from pressroom.publishing.adapters.base import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    Revocation,
 )
 from pressroom.publishing.adapters.credentials import (
     PROCESS_CREDENTIALS,
@@ -56,7 +59,7 @@ from pressroom.publishing.adapters.x.media import (
     DEFAULT_SEGMENT_BYTES,
     MediaUploader,
 )
-from pressroom.publishing.adapters.x.oauth import TokenSet, XApp
+from pressroom.publishing.adapters.x.oauth import TokenSet, XApp, revoke_token
 from pressroom.publishing.adapters.x.session import XSession
 
 # How many of the account's latest posts a duplicate recovery looks through.
@@ -339,6 +342,27 @@ class XAdapter:
             state = "reconnect_required" if error.code == "auth_expired" else "degraded"
             return HealthResult(state, error.message)
         return HealthResult("healthy")
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """Revoke the refresh token, then the access token: the refresh token first, so a
+        failure halfway never leaves behind a token that can mint new access tokens. Revoking
+        needs the deployment's X app (its client id): without it, `unsupported`."""
+        credentials = self._cache.current(channel, "refreshToken")
+        tokens = [
+            (token, hint)
+            for token, hint in (
+                (credentials.get("refreshToken"), "refresh_token"),
+                (credentials.get("accessToken"), "access_token"),
+            )
+            if isinstance(token, str) and token
+        ]
+        if not tokens:
+            return "nothing_to_revoke"
+        if self._app is None:
+            return "unsupported"
+        for token, hint in tokens:
+            await revoke_token(self._app, token, token_type_hint=hint, http=self._http)
+        return "revoked"
 
 
 def _count(metrics: dict[str, Any], key: str) -> int:

@@ -197,18 +197,38 @@ async def refresh_access_token(
     )
 
 
-async def revoke_token(app: XApp, token: str, *, http: httpx.AsyncClient | None = None) -> None:
-    """Revoke an access or refresh token (on disconnect). Best effort: a token already dead
-    revokes as a success."""
+async def revoke_token(
+    app: XApp,
+    token: str,
+    *,
+    token_type_hint: str | None = None,
+    http: httpx.AsyncClient | None = None,
+) -> None:
+    """Revoke an access or refresh token (on disconnect): `POST /2/oauth2/revoke` with
+    `token`, `client_id` and `token_type_hint` (`access_token` or `refresh_token`), a
+    confidential client authenticating with HTTP Basic like at the token endpoint. A token
+    already dead revokes as a success (RFC 7009 section 2.2: the server answers 200 for an
+    invalid token). Raises ProviderError when X could not be told."""
+    action = "revoking the token"
     client = http or build_client()
     try:
         data = {"token": token, "client_id": app.client_id}
-        await client.post(REVOKE_URL, data=data, auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT)
+        if token_type_hint:
+            data["token_type_hint"] = token_type_hint
+        response = await client.post(
+            REVOKE_URL, data=data, auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT
+        )
     except httpx.HTTPError as exc:
-        raise transport_failure(exc, PROVIDER, "revoking the token") from None
+        raise transport_failure(exc, PROVIDER, action) from None
     finally:
         if http is None:
             await client.aclose()
+    if response.is_success:
+        return
+    body = response_json(response)
+    described = body.get("error_description") or body.get("error") or ""
+    detail = safe_detail(described, (token, app.client_secret))
+    raise status_failure(response, PROVIDER, action, detail)
 
 
 async def _token_request(
