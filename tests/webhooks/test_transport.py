@@ -7,11 +7,16 @@ import socket
 import time
 from collections.abc import Iterator
 
+import httpcore
 import httpx
 import pytest
 
 from pressroom.webhooks.destination import DestinationBlocked
-from pressroom.webhooks.transport import DeliveryClient, make_delivery_client
+from pressroom.webhooks.transport import (
+    DeliveryClient,
+    _SocketCachingStream,
+    make_delivery_client,
+)
 
 from .receiver import WebhookReceiver
 
@@ -242,3 +247,46 @@ async def test_unresolvable_name_is_a_connect_error(
             await client.vet_destination("https://gone.example.com/hook")
         with pytest.raises(httpx.ConnectError, match="could not resolve"):
             await client.post("https://gone.example.com/hook", content=b"{}")
+
+
+class _FakeStream(httpcore.AsyncNetworkStream):
+    """A network stream over one end of a socket pair; counts socket lookups."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.lookups = 0
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        return self.sock.recv(max_bytes)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        self.sock.sendall(buffer)
+
+    async def aclose(self) -> None:
+        self.sock.close()
+
+    def get_extra_info(self, info: str) -> object:
+        if info == "socket":
+            self.lookups += 1
+            return self.sock
+        return None
+
+
+def test_idle_connection_closed_by_the_server_reads_as_readable() -> None:
+    """httpcore discards a pooled connection whose socket is readable while idle (the server
+    closed it); the socket is looked up once, not on every check."""
+    ours, theirs = socket.socketpair()
+    inner = _FakeStream(ours)
+    stream = _SocketCachingStream(inner)
+    try:
+        assert stream.get_extra_info("is_readable") is False
+        assert stream.get_extra_info("is_readable") is False
+        theirs.close()  # the server drops the idle keep-alive connection
+        assert stream.get_extra_info("is_readable") is True
+        assert stream.get_extra_info("socket") is ours
+        assert inner.lookups == 1
+        ours.close()  # a socket that is gone counts as readable: the pool discards it
+        assert stream.get_extra_info("is_readable") is True
+    finally:
+        ours.close()
+        theirs.close()
