@@ -220,13 +220,11 @@ def parse_query(
     organization_id: uuid.UUID,
     scalars: Mapping[str, str | None],
     lists: Mapping[str, Sequence[str]],
-    unknown: Sequence[str] = (),
     repeated: Sequence[str] = (),
 ) -> ReportQuery:
-    """The validated query; a 400 naming every invalid parameter otherwise."""
+    """The validated query; a 400 naming every invalid parameter otherwise. (Parameters
+    getAnalytics does not take are refused earlier, by the route layer, for every operation.)"""
     errors = _Collector()
-    for name in unknown:
-        errors.add(name, "unknown_parameter", "is not a parameter of getAnalytics")
     for name in repeated:
         errors.add(name, "repeated", "is given more than once")
 

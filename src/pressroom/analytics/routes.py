@@ -228,8 +228,6 @@ async def get_analytics(
 ) -> AnalyticsReport:
     """Get attributed analytics for a range, with a comparison range."""
     params = request.query_params
-    known = {*SCALAR_PARAMETERS, *LIST_PARAMETERS}
-    unknown = sorted({name for name in params if name not in known})
     repeated = [name for name in SCALAR_PARAMETERS if len(params.getlist(name)) > 1]
     query = parse_query(
         principal.organization_id,
@@ -247,7 +245,6 @@ async def get_analytics(
             "pageSize": str(page_size),
         },
         {name: params.getlist(name) for name in LIST_PARAMETERS},
-        unknown=unknown,
         repeated=repeated,
     )
     return await build_report(runtime, query)
