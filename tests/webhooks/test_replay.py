@@ -256,7 +256,8 @@ async def test_replay_of_expired_delivery_is_409(
             organization_id=tenant.organization_id,
             event_type="post.created.v1",
             data={"post": {"id": "p"}},
-            retention_seconds=1,
+            # Long enough for its one attempt to end it `exhausted` first on a loaded machine.
+            retention_seconds=4,
         )
     await settled_delivery(client, tenant, endpoint["id"], delivery.id, status="exhausted")
     await settled_delivery(client, tenant, endpoint["id"], delivery.id, status="expired")
