@@ -186,8 +186,8 @@ async def ceiling(
 ) -> dict[str, Any]:
     """The sandbox adapter called directly, `concurrency` calls in flight, no publisher."""
     from pressroom.config import Settings
-    from pressroom.publishing.adapters.base import ChannelContext, PublishRequest
-    from pressroom.publishing.adapters.registry import adapter_for
+    from pressroom.providers.adapter import ChannelContext, PublishRequest
+    from pressroom.providers.registry import adapter_for
     from pressroom.runtime import Runtime
 
     defaults = Settings()

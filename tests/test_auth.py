@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from pressroom.auth import service as auth
 from pressroom.auth.scopes import SCOPES
 from pressroom.db import unit_of_work
-from pressroom.kit.routing import _find_requirements, api_routes
+from pressroom.http.routing import _find_requirements, api_routes
 from pressroom.runtime import Runtime
 from tests.factories import Tenant, add_member_with_key, make_tenant
 

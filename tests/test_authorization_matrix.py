@@ -9,7 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from pressroom.kit.routing import _find_requirements, api_routes
+from pressroom.http.routing import _find_requirements, api_routes
 from pressroom.runtime import Runtime
 from tests.factories import Tenant, add_member_with_key
 

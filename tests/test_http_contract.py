@@ -176,7 +176,7 @@ async def test_docs_are_served_without_any_external_asset(client: httpx.AsyncCli
 
 
 async def test_oversized_json_body_is_400_not_413(test_client: httpx.AsyncClient, tenant: Tenant):
-    from pressroom.kit.routing import MAX_JSON_BODY
+    from pressroom.http.routing import MAX_JSON_BODY
 
     padding = "x" * (MAX_JSON_BODY + 10)
     response = await test_client.post(
@@ -193,7 +193,7 @@ async def test_oversized_json_body_is_400_not_413(test_client: httpx.AsyncClient
 
 
 async def test_oversized_chunked_json_body_is_400(test_client: httpx.AsyncClient, tenant: Tenant):
-    from pressroom.kit.routing import MAX_JSON_BODY
+    from pressroom.http.routing import MAX_JSON_BODY
 
     async def chunks():
         yield b'{"email": "big@example.com", "pad": "'

@@ -39,7 +39,7 @@ from pressroom.channels.models import CredentialRevocation
 from pressroom.cli import app as cli
 from pressroom.config import Settings
 from pressroom.db import Base, unit_of_work
-from pressroom.kit.idempotency_models import IdempotencyRecord
+from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.kit.logs import JSONFormatter
 from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime

@@ -21,7 +21,7 @@ from pressroom.db import migrate, unit_of_work
 from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant
-from pressroom.tenant.models import Member, Organization
+from pressroom.auth.models import Member, Organization
 
 T = TypeVar("T")
 
@@ -342,7 +342,7 @@ def channels_connect(
     from pressroom.channels import service as channels
     from pressroom.channels import verification
     from pressroom.providers.declarations import PROVIDER_IDS
-    from pressroom.publishing.adapters.registry import configured_providers
+    from pressroom.providers.registry import configured_providers
 
     given = {
         "--app-password": app_password is not None or app_password_env is not None,

@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     def _check_webhook_resolve(cls, value: str | None) -> str | None:
         # Here, not at the top: settings sit below every domain. A malformed value stops the
         # process at start-up instead of failing each endpoint creation and delivery.
-        from pressroom.webhooks.destination import parse_resolve_overrides
+        from pressroom.kit.outbound.destination import parse_resolve_overrides
 
         parse_resolve_overrides(value)
         return value

@@ -21,7 +21,7 @@ from pressroom.db import create_engine, make_sessionmaker
 from pressroom.kit.crypto import SecretBox, digest_api_key, load_or_create_server_key
 from pressroom.kit.notify import Notifier
 from pressroom.kit.ratelimit import RateLimiter
-from pressroom.publishing.adapters.network import build_provider_client
+from pressroom.providers.network import build_provider_client
 
 
 @dataclass

@@ -15,11 +15,11 @@ from pressroom.channels.models import (
     MastodonApp,
 )
 from pressroom.db import Base
-from pressroom.kit.idempotency_models import IdempotencyRecord
+from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 from pressroom.publishing.models import SandboxPublication
-from pressroom.tenant.models import Member, Organization
+from pressroom.auth.models import Member, Organization
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from PIL import Image
 
-from pressroom.publishing.adapters.base import ChannelContext, MediaItem, PublishRequest
+from pressroom.providers.adapter import ChannelContext, MediaItem, PublishRequest
 
 FIXED_NOW = datetime(2026, 11, 22, 9, 30, 0, 123000, tzinfo=UTC)
 IDEMPOTENCY_KEY = "target-0193a1b2:2026-11-22T09:30:00Z"

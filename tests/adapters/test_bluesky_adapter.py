@@ -20,10 +20,10 @@ import httpx
 import pytest
 import respx
 
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.bluesky import BlueskyAdapter, create_session_credentials
-from pressroom.publishing.adapters.bluesky.records import record_key, thread_record_key
-from pressroom.publishing.adapters.credentials import CredentialCache
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.bluesky import BlueskyAdapter, create_session_credentials
+from pressroom.providers.bluesky.records import record_key, thread_record_key
+from pressroom.providers.credentials import CredentialCache
 
 from .support import (
     IDEMPOTENCY_KEY,

@@ -5,7 +5,7 @@ app.bsky.richtext.facet (byteSlice: byteStart inclusive, byteEnd exclusive, UTF-
 
 from __future__ import annotations
 
-from pressroom.publishing.adapters.bluesky.facets import (
+from pressroom.providers.bluesky.facets import (
     LINK,
     MENTION,
     TAG,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from pressroom.publishing.adapters.bluesky.records import (
+from pressroom.providers.bluesky.records import (
     TID_ALPHABET,
     AtUri,
     is_tid,

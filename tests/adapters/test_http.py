@@ -12,17 +12,17 @@ import httpx
 import pytest
 import respx
 
-from pressroom.publishing.adapters.base import MediaItem, ProviderError
-from pressroom.publishing.adapters.credentials import CredentialCache
-from pressroom.publishing.adapters.http import (
+from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.http import (
     FilePart,
     multipart_body,
     retry_after_seconds,
     safe_detail,
     transport_failure,
 )
-from pressroom.publishing.adapters.options import alt_texts, thread_texts
-from pressroom.publishing.adapters.x import XAdapter, XApp
+from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.x import XAdapter, XApp
 
 from .support import MediaShelf, channel, fixed_clock, multipart_parts, publish_request
 

@@ -19,8 +19,8 @@ import httpx
 import pytest
 import respx
 
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.mastodon import (
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.mastodon.adapter import (
     InstanceLimits,
     MastodonAdapter,
     credentials_from_cli_options,

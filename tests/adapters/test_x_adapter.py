@@ -23,10 +23,10 @@ import httpx
 import pytest
 import respx
 
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.credentials import CredentialCache
-from pressroom.publishing.adapters.x import XAdapter, XApp, credentials_from_cli_options
-from pressroom.publishing.adapters.x.adapter import normalized_text
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.x import XAdapter, XApp, credentials_from_cli_options
+from pressroom.providers.x.adapter import normalized_text
 
 from .support import (
     CredentialsLog,

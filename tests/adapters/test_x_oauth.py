@@ -16,8 +16,8 @@ import httpx
 import pytest
 import respx
 
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.x.oauth import (
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.x.oauth import (
     XApp,
     code_challenge,
     exchange_code,

@@ -19,7 +19,7 @@ from pressroom.analytics.schedule import channel_pause, next_poll_at
 from pressroom.analytics.worker import MetricsPoller
 from pressroom.channels.models import Channel
 from pressroom.db import unit_of_work
-from pressroom.publishing.adapters.base import (
+from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
     ProviderError,
@@ -378,7 +378,7 @@ async def test_sandbox_metrics_grow_between_polls_and_reach_the_report(
 ):
     """End to end with the sandbox adapter of the registry (the simulated network's clock
     follows the test's)."""
-    from pressroom.publishing.adapters import sandbox
+    from pressroom.providers.sandbox import adapter as sandbox
 
     channel = await make_channel(runtime, tenant.organization_id)
     target_id = await target(runtime, tenant, channel, t0, uuid.uuid4().hex)

@@ -38,7 +38,7 @@ from pressroom.channels.worker import (
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.publishing.adapters.registry import configured_providers
+from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
 from pressroom.workers.runner import default_loops
 from tests.channels.factories import connect_channel

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from pressroom.tenant.models import Member
+from pressroom.auth.models import Member
 from tests.factories import Tenant
 
 URL = "/api/v1/test/members"
@@ -144,7 +144,7 @@ async def test_concurrent_requests_with_one_key_create_exactly_one_object(
 async def test_in_progress_claim_is_409_until_finished(
     test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
 ):
-    from pressroom.kit import idempotency
+    from pressroom.http import idempotency
 
     claimed = await idempotency.claim(
         runtime.sessions,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pressroom.publishing.adapters.registry import configured_providers
+from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
 from tests.factories import Tenant, add_member_with_key
 from tests.providers.test_declarations import CONTRACT_PROVIDER_IDS, TEXT_RULES

@@ -13,7 +13,7 @@ import pytest
 
 from pressroom.config import Settings
 from pressroom.publishing import worker
-from pressroom.publishing.adapters.base import (
+from pressroom.providers.adapter import (
     ERROR_CODES,
     ChannelContext,
     HealthResult,

@@ -7,10 +7,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.http import RefusedDestination, transport_failure
-from pressroom.publishing.adapters.mastodon import verify_credentials
-from pressroom.publishing.adapters.network import build_provider_client
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import RefusedDestination, transport_failure
+from pressroom.providers.mastodon.adapter import verify_credentials
+from pressroom.providers.network import build_provider_client
 
 
 @pytest.mark.parametrize(

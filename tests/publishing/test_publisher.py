@@ -13,10 +13,10 @@ from sqlalchemy import select, update
 
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
-from pressroom.posts import queue
+from pressroom.publishing import queue
 from pressroom.posts.models import PostTarget
-from pressroom.posts.queue import Outcome
-from pressroom.publishing.adapters.base import ProviderError
+from pressroom.publishing.queue import Outcome
+from pressroom.providers.adapter import ProviderError
 from pressroom.publishing.models import SandboxPublication
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime

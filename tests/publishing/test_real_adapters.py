@@ -24,7 +24,7 @@ from pressroom.channels.models import Channel
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.media.service import storage_for
-from pressroom.publishing.adapters.registry import configured_providers
+from pressroom.providers.registry import configured_providers
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from tests.adapters.support import multipart_parts, png_bytes

@@ -13,17 +13,17 @@ from pydantic import SecretStr
 
 from pressroom.app import create_app
 from pressroom.config import Settings
-from pressroom.publishing.adapters.base import ChannelContext
-from pressroom.publishing.adapters.bluesky import BlueskyAdapter
-from pressroom.publishing.adapters.mastodon import MastodonAdapter
-from pressroom.publishing.adapters.registry import (
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.bluesky import BlueskyAdapter
+from pressroom.providers.mastodon.adapter import MastodonAdapter
+from pressroom.providers.registry import (
     UnconfiguredAdapter,
     adapter_for,
     configured_providers,
     x_app,
 )
-from pressroom.publishing.adapters.sandbox import SandboxAdapter
-from pressroom.publishing.adapters.x import XAdapter
+from pressroom.providers.sandbox.adapter import SandboxAdapter
+from pressroom.providers.x import XAdapter
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 

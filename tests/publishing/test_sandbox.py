@@ -11,13 +11,13 @@ from sqlalchemy import select
 
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
-from pressroom.publishing.adapters.base import ChannelContext, ProviderError, PublishRequest
-from pressroom.publishing.adapters.registry import (
+from pressroom.providers.adapter import ChannelContext, ProviderError, PublishRequest
+from pressroom.providers.registry import (
     UnconfiguredAdapter,
     adapter_for,
     configured_providers,
 )
-from pressroom.publishing.adapters.sandbox import SandboxAdapter, simulated_metrics
+from pressroom.providers.sandbox.adapter import SandboxAdapter, simulated_metrics
 from pressroom.publishing.models import SandboxPublication
 from pressroom.runtime import Runtime
 

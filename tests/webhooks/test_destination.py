@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from pressroom.webhooks.destination import (
+from pressroom.kit.outbound.destination import (
     DestinationBlocked,
     check_destination_url,
     is_public_address,

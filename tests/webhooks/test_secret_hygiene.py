@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
-from pressroom.kit.idempotency_models import IdempotencyRecord
+from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.kit.logs import JSONFormatter
 from pressroom.runtime import Runtime
 from tests.factories import Tenant

@@ -11,8 +11,8 @@ import httpcore
 import httpx
 import pytest
 
-from pressroom.webhooks.destination import DestinationBlocked
-from pressroom.webhooks.transport import (
+from pressroom.kit.outbound.destination import DestinationBlocked
+from pressroom.kit.outbound.transport import (
     DeliveryClient,
     _SocketCachingStream,
     make_delivery_client,

@@ -20,9 +20,9 @@ from pressroom.analytics.params import (
 )
 from pressroom.analytics.report import build_report
 from pressroom.analytics.schemas import AnalyticsReport
-from pressroom.auth.dependencies import AnalyticsRead
-from pressroom.kit.openapi import error_responses
-from pressroom.kit.routing import PressroomRoute, RuntimeDep
+from pressroom.http.access import AnalyticsRead
+from pressroom.http.openapi import error_responses
+from pressroom.http.routing import PressroomRoute, RuntimeDep
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Analytics"])
 

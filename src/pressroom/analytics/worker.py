@@ -33,8 +33,8 @@ from pressroom.analytics.schedule import POLL_HORIZON
 from pressroom.channels import service as channels
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.publishing.adapters.base import ChannelContext, ProviderAdapter, ProviderError
-from pressroom.publishing.adapters.registry import adapter_for
+from pressroom.providers.adapter import ChannelContext, ProviderAdapter, ProviderError
+from pressroom.providers.registry import adapter_for
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

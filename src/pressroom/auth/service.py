@@ -18,7 +18,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import as_utc
-from pressroom.tenant.models import Member, Organization
+from pressroom.auth.models import Member, Organization
 
 KEY_PREFIX = "prk_"
 # prk_ + 43 base64url characters = 256 random bits.

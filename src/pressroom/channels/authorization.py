@@ -41,13 +41,13 @@ from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
 from pressroom.providers.declarations import PROVIDER_IDS
-from pressroom.publishing.adapters import mastodon_oauth
-from pressroom.publishing.adapters import x as x_oauth
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.http import safe_detail
-from pressroom.publishing.adapters.mastodon_oauth import MastodonApp
-from pressroom.publishing.adapters.registry import configured_providers, x_app
-from pressroom.publishing.adapters.x.oauth import new_code_verifier
+from pressroom.providers.mastodon import oauth as mastodon_oauth
+from pressroom.providers import x as x_oauth
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import safe_detail
+from pressroom.providers.mastodon.oauth import MastodonApp
+from pressroom.providers.registry import configured_providers, x_app
+from pressroom.providers.x.oauth import new_code_verifier
 from pressroom.runtime import Runtime
 
 AUTHORIZATION_LIFETIME = timedelta(minutes=10)

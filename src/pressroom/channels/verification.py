@@ -21,10 +21,11 @@ from typing import Any
 import httpx
 
 from pressroom.config import Settings
-from pressroom.publishing.adapters import bluesky, mastodon, x
-from pressroom.publishing.adapters.base import ProviderError
-from pressroom.publishing.adapters.mastodon_oauth import check_instance_url
-from pressroom.publishing.adapters.registry import x_app
+from pressroom.providers import bluesky, x
+from pressroom.providers.mastodon import adapter as mastodon
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.mastodon.oauth import check_instance_url
+from pressroom.providers.registry import x_app
 
 # Providers connected on the command line with credentials, and the options each takes.
 PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {

@@ -28,8 +28,8 @@ from pressroom.channels import repository
 from pressroom.channels.models import CredentialRevocation
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.publishing.adapters.base import ChannelContext, ProviderError, Revocation
-from pressroom.publishing.adapters.registry import revoke_credentials
+from pressroom.providers.adapter import ChannelContext, ProviderError, Revocation
+from pressroom.providers.registry import revoke_credentials
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -16,12 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response, StreamingResponse
 
-from pressroom.auth.dependencies import MediaRead, MediaWrite
-from pressroom.kit import idempotency
+from pressroom.http.access import MediaRead, MediaWrite
+from pressroom.http import idempotency
 from pressroom.kit.errors import PressroomError, field_error
-from pressroom.kit.openapi import error_responses
+from pressroom.http.openapi import error_responses
 from pressroom.kit.pagination import Collection, Pagination
-from pressroom.kit.routing import (
+from pressroom.http.routing import (
     Audit,
     LazyUnitOfWork,
     PressroomRoute,

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.auth.dependencies import insufficient_role
+from pressroom.http.access import insufficient_role
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal
 from pressroom.kit.clock import utcnow

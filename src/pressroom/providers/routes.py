@@ -10,15 +10,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pressroom.auth.dependencies import ChannelsRead
+from pressroom.http.access import ChannelsRead
+from pressroom.http.openapi import error_responses
+from pressroom.http.routing import PressroomRoute, RuntimeDep
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import field_error, not_found
-from pressroom.kit.openapi import error_responses
 from pressroom.kit.pagination import Collection, Pagination
-from pressroom.kit.routing import PressroomRoute, RuntimeDep
 from pressroom.providers.declarations import PROVIDER_IDS, get_declaration, list_declarations
+from pressroom.providers.registry import configured_providers
 from pressroom.providers.schemas import ProviderDeclaration
-from pressroom.publishing.adapters.registry import configured_providers
 
 ProviderId = Annotated[
     str,

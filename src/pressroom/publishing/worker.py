@@ -35,16 +35,16 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.notify import wait_for_work
 from pressroom.media.models import MediaAsset
 from pressroom.media.repository import get_assets
-from pressroom.posts import queue
-from pressroom.posts.queue import ClaimedTarget, Outcome
+from pressroom.publishing import queue
+from pressroom.publishing.queue import ClaimedTarget, Outcome
 from pressroom.posts.service import PUBLISHER_CHANNEL
-from pressroom.publishing.adapters.base import (
+from pressroom.providers.adapter import (
     ChannelContext,
     MediaItem,
     ProviderError,
     PublishRequest,
 )
-from pressroom.publishing.adapters.registry import adapter_for
+from pressroom.providers.registry import adapter_for
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pressroom.auth.dependencies import WorkspaceRead
+from pressroom.http.access import WorkspaceRead
 from pressroom.auth.scopes import SCOPES
-from pressroom.kit.openapi import error_responses
-from pressroom.kit.routing import PressroomRoute
+from pressroom.http.openapi import error_responses
+from pressroom.http.routing import PressroomRoute
 from pressroom.tenant.schemas import Tenant, TenantCredential, TenantMember
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Tenant"])

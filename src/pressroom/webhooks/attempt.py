@@ -20,9 +20,9 @@ from typing import Literal
 import httpx
 
 from pressroom.kit.clock import utcnow
-from pressroom.webhooks.destination import DestinationBlocked
+from pressroom.kit.outbound.destination import DestinationBlocked
 from pressroom.webhooks.signing import signature_header
-from pressroom.webhooks.transport import DeliveryClient
+from pressroom.kit.outbound.transport import DeliveryClient
 
 log = logging.getLogger(__name__)
 

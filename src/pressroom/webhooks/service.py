@@ -15,7 +15,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import FieldError, validation_error
 from pressroom.kit.notify import Notifier
-from pressroom.webhooks.destination import check_destination_url, parse_resolve_overrides
+from pressroom.kit.outbound.destination import check_destination_url, parse_resolve_overrides
 from pressroom.webhooks.models import WebhookEndpoint
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, EVENT_TYPES
 from pressroom.webhooks.schemas import (

@@ -34,10 +34,10 @@ from pressroom.webhooks.attempt import (
     internal_failure,
     perform_attempt,
 )
-from pressroom.webhooks.destination import parse_resolve_overrides
+from pressroom.kit.outbound.destination import parse_resolve_overrides
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
 from pressroom.webhooks.retention import SWEEP_INTERVAL_SECONDS, sweep_webhooks
-from pressroom.webhooks.transport import DeliveryClient, make_delivery_client
+from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime

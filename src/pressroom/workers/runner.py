@@ -21,7 +21,7 @@ from pressroom.channels.service import REVOCATIONS_CHANNEL
 from pressroom.channels.worker import POLL_INTERVAL as REVOCATION_POLL_INTERVAL
 from pressroom.channels.worker import revoke_disconnected_credentials
 from pressroom.db import unit_of_work
-from pressroom.kit.idempotency import purge_expired
+from pressroom.http.idempotency import purge_expired
 from pressroom.kit.notify import wait_for_work
 from pressroom.media.worker import SWEEP_INTERVAL_SECONDS, sweep_staging
 from pressroom.posts.service import PUBLISHER_CHANNEL

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 
-from pressroom.publishing.adapters.base import MediaItem
+from pressroom.providers.adapter import MediaItem
 
 
 async def no_media(item: MediaItem) -> AsyncIterator[bytes]:

@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
-from pressroom.publishing.adapters.base import ChannelContext, PublishRequest
-from pressroom.publishing.adapters.bluesky import (
+from pressroom.providers.adapter import ChannelContext, PublishRequest
+from pressroom.providers.bluesky import (
     DEFAULT_SERVICE,
     BlueskyAdapter,
     create_session_credentials,

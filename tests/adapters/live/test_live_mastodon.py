@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from pressroom.publishing.adapters.base import ChannelContext, PublishRequest
-from pressroom.publishing.adapters.mastodon import MastodonAdapter, verify_credentials
+from pressroom.providers.adapter import ChannelContext, PublishRequest
+from pressroom.providers.mastodon.adapter import MastodonAdapter, verify_credentials
 
 from .support import live_text, no_media
 

@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
-from pressroom.publishing.adapters.base import ChannelContext, PublishRequest
-from pressroom.publishing.adapters.x import XAdapter, XApp, credentials_from_cli_options
+from pressroom.providers.adapter import ChannelContext, PublishRequest
+from pressroom.providers.x import XAdapter, XApp, credentials_from_cli_options
 
 from .support import live_text, no_media
 

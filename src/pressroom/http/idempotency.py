@@ -1,0 +1,215 @@
+"""Idempotency-Key: claim, replay, store (contract section 6).
+
+A claim is a row inserted in its own short transaction; the unique constraint on
+(organization, key) decides between concurrent requests. The winner's response is
+stored in the same transaction as its effect, so a stored response always describes
+a committed change and a committed change always has its stored response."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.responses import Response
+
+from pressroom.db import dialect_name, unit_of_work
+from pressroom.kit.clock import utcnow
+from pressroom.kit.crypto import SecretBox
+from pressroom.kit.errors import PressroomError, field_error
+from pressroom.http.idempotency_models import IdempotencyRecord
+
+HEADER = "idempotency-key"
+# How long a claim may run before another request may take it over (a crashed node).
+CLAIM_LEASE = timedelta(minutes=5)
+
+IDEMPOTENT_OPERATIONS = frozenset(
+    {
+        "disconnectChannel",
+        "createPost",
+        "updatePost",
+        "deletePost",
+        "uploadMedia",
+        "createWebhookEndpoint",
+        "updateWebhookEndpoint",
+        "deleteWebhookEndpoint",
+        "rotateWebhookEndpointSecret",
+        "sendWebhookTest",
+    }
+)
+
+
+def check_key(value: str) -> str:
+    if not 1 <= len(value) <= 255 or not all(0x21 <= ord(c) <= 0x7E for c in value):
+        raise field_error(
+            "Idempotency-Key", "invalid", "must be 1-255 printable ASCII characters without spaces"
+        )
+    return value
+
+
+def canonical_json(body: bytes) -> bytes:
+    """JSON compared parsed: key order and spacing do not matter. Other bytes as they are."""
+    if not body.strip():
+        return b""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return body
+    return json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def fingerprint(operation_id: str, method: str, path: str, canonical_body: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (operation_id.encode(), method.encode(), path.encode()):
+        digest.update(part + b"\0")
+    digest.update(canonical_body)
+    return digest.hexdigest()
+
+
+@dataclass
+class Claim:
+    record_id: uuid.UUID
+
+
+@dataclass
+class Stored:
+    status_code: int
+    body: bytes
+    content_type: str | None
+    location: str | None
+    secret: bool
+
+    def response(self) -> Response:
+        headers = {"Idempotent-Replayed": "true"}
+        if self.location:
+            headers["Location"] = self.location
+        if self.secret:
+            headers["Cache-Control"] = "no-store"
+        return Response(
+            content=self.body,
+            status_code=self.status_code,
+            media_type=self.content_type,
+            headers=headers,
+        )
+
+
+def _insert(session: AsyncSession):  # type: ignore[no-untyped-def]
+    return pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
+
+
+async def claim(
+    sessions: async_sessionmaker[AsyncSession],
+    box: SecretBox,
+    *,
+    organization_id: uuid.UUID,
+    key: str,
+    operation_id: str,
+    fingerprint_value: str,
+    retention: timedelta,
+) -> Claim | Stored:
+    """Claim the key for this request, or return the stored outcome to replay."""
+    for _ in range(3):
+        async with unit_of_work(sessions) as session:
+            now = utcnow()
+            statement = (
+                _insert(session)(IdempotencyRecord)
+                .values(
+                    id=uuid.uuid4(),
+                    organization_id=organization_id,
+                    key=key,
+                    operation_id=operation_id,
+                    fingerprint=fingerprint_value,
+                    state="in_progress",
+                    created_at=now,
+                    locked_until=now + CLAIM_LEASE,
+                    body_encrypted=False,
+                )
+                .on_conflict_do_nothing(index_elements=["organization_id", "key"])
+                .returning(IdempotencyRecord.id)
+            )
+            inserted = (await session.execute(statement)).scalar_one_or_none()
+            if inserted is not None:
+                return Claim(inserted)
+            record = (
+                await session.execute(
+                    select(IdempotencyRecord)
+                    .where(
+                        IdempotencyRecord.organization_id == organization_id,
+                        IdempotencyRecord.key == key,
+                    )
+                    .with_for_update()
+                )
+            ).scalar_one_or_none()
+            if record is None:
+                continue  # released between our insert and select: try again
+            if record.created_at <= now - retention:
+                await session.delete(record)
+                continue
+            if record.fingerprint != fingerprint_value:
+                raise PressroomError(
+                    "idempotency_key_reused",
+                    detail="This Idempotency-Key was used for a different request "
+                    f"({record.operation_id}); use a new key.",
+                )
+            if record.state == "in_progress":
+                if record.locked_until > now:
+                    raise PressroomError(
+                        "idempotency_key_in_progress",
+                        detail="The first request with this Idempotency-Key is still running.",
+                    )
+                record.locked_until = now + CLAIM_LEASE
+                return Claim(record.id)
+            body = record.body or ""
+            if record.body_encrypted:
+                body = box.decrypt(body)
+            return Stored(
+                status_code=record.status_code or 200,
+                body=body.encode(),
+                content_type=record.content_type,
+                location=record.location,
+                secret=record.body_encrypted,
+            )
+    raise PressroomError("idempotency_key_in_progress", detail="Retry the request.")
+
+
+async def store(
+    session: AsyncSession, box: SecretBox, claimed: Claim, response: Response, *, secret: bool
+) -> None:
+    """Record the outcome in the caller's transaction (the one holding the effect)."""
+    body = bytes(response.body).decode()
+    await session.execute(
+        update(IdempotencyRecord)
+        .where(IdempotencyRecord.id == claimed.record_id)
+        .values(
+            state="done",
+            status_code=response.status_code,
+            body=box.encrypt(body) if secret else body,
+            body_encrypted=secret,
+            content_type=response.headers.get("content-type"),
+            location=response.headers.get("location"),
+        )
+    )
+
+
+async def release(sessions: async_sessionmaker[AsyncSession], claimed: Claim) -> None:
+    """Forget a claim whose request failed with a 5xx, so a retry can run."""
+    async with unit_of_work(sessions) as session:
+        await session.execute(
+            delete(IdempotencyRecord).where(
+                IdempotencyRecord.id == claimed.record_id,
+                IdempotencyRecord.state == "in_progress",
+            )
+        )
+
+
+async def purge_expired(session: AsyncSession, retention: timedelta) -> int:
+    result = await session.execute(
+        delete(IdempotencyRecord).where(IdempotencyRecord.created_at <= utcnow() - retention)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -1,0 +1,149 @@
+"""The outermost layer: request ids, the version header, authentication, rate limits,
+the access log and the last-resort 500. A pure ASGI middleware, for speed."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.ids import uuid7
+from pressroom.http.problems import problem_response
+from pressroom.kit.ratelimit import Decision
+
+if TYPE_CHECKING:
+    from pressroom.runtime import Runtime
+
+log = logging.getLogger("pressroom.http")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+API_PREFIX = "/api/v1"
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _client_address(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class ServiceMiddleware:
+    def __init__(self, app: ASGIApp, runtime: Runtime) -> None:
+        self.app = app
+        self.runtime = runtime
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        given = _header(scope, b"x-request-id")
+        request_id = given if given and _REQUEST_ID.match(given) else str(uuid7())
+        state: dict[str, Any] = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        status_holder = [500]
+        extra_headers: list[tuple[bytes, bytes]] = [
+            (b"x-request-id", request_id.encode()),
+            (b"x-service-api-version", b"1"),
+        ]
+        response_started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                status_holder[0] = message["status"]
+                decision: Decision | None = state.get("rate_limit")
+                names = {name for name, _ in extra_headers}
+                headers = [h for h in message.get("headers", []) if h[0].lower() not in names]
+                headers.extend(extra_headers)
+                if decision is not None:
+                    headers.extend(decision.headers())
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            early = await self._gate(scope, state)
+            if early is not None:
+                await early(scope, receive, send_with_headers)
+            else:
+                await self.app(scope, receive, send_with_headers)
+        except Exception:
+            log.exception("unhandled error", extra={"requestId": request_id})
+            if not response_started:
+                response = problem_response(PressroomError("internal_error"), request_id)
+                await response(scope, receive, send_with_headers)
+        finally:
+            principal = state.get("principal")
+            log.info(
+                "request",
+                extra={
+                    "requestId": request_id,
+                    "method": scope.get("method"),
+                    "path": scope.get("path"),
+                    "status": status_holder[0],
+                    "durationMs": round((time.perf_counter() - started) * 1000, 2),
+                    "organizationId": str(principal.organization_id) if principal else None,
+                    "credential": principal.credential_prefix if principal else None,
+                },
+            )
+
+    async def _gate(self, scope: Scope, state: dict[str, Any]) -> Any:
+        """Authenticate and count the request; a response to send instead, or None."""
+        runtime = self.runtime
+        path: str = scope["path"]
+        address = _client_address(scope)
+        if not (path == API_PREFIX or path.startswith(API_PREFIX + "/")):
+            limit, window = runtime.settings.rate
+            state["rate_limit"] = await runtime.limiter.hit("anon", address, limit, window)
+            if not state["rate_limit"].allowed:
+                return _limited(state)
+            return None
+
+        principal = None
+        authorization = _header(scope, b"authorization")
+        if authorization:
+            scheme, _, credential = authorization.partition(" ")
+            if scheme.lower() == "bearer" and credential.strip():
+                principal = await runtime.authenticate(credential.strip())
+        if principal is None:
+            # Only failed attempts count here, so a valid key is never blocked by them.
+            limit, window = runtime.settings.auth_failure_rate
+            decision = await runtime.limiter.hit("authfail", address, limit, window)
+            state["rate_limit"] = decision
+            if not decision.allowed:
+                return _limited(state)
+            detail = (
+                "Missing Authorization header; send `Authorization: Bearer <API key>`."
+                if not authorization
+                else "The API key is malformed, unknown, revoked or expired."
+            )
+            return problem_response(
+                PressroomError("unauthenticated", detail=detail), state["request_id"]
+            )
+        state["principal"] = principal
+        limit, window = runtime.settings.rate
+        decision = await runtime.limiter.hit("key", str(principal.credential_id), limit, window)
+        state["rate_limit"] = decision
+        if not decision.allowed:
+            return _limited(state)
+        return None
+
+
+def _limited(state: dict[str, Any]) -> Any:
+    decision: Decision = state["rate_limit"]
+    error = PressroomError(
+        "rate_limited",
+        detail=f"Rate limit of {decision.limit} requests per {decision.window} s exceeded; "
+        f"retry in {decision.reset_seconds} s.",
+        headers={"Retry-After": str(decision.reset_seconds)},
+    )
+    return problem_response(error, state["request_id"])

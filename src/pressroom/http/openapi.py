@@ -1,0 +1,169 @@
+"""The OpenAPI document: problem+json errors declared on every operation, 400 not 422."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from pressroom.kit.errors import PROBLEMS
+from pressroom.http.idempotency import IDEMPOTENT_OPERATIONS
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+_DESCRIPTIONS = {
+    400: "Validation failed: `errors[]` names each field and the reason.",
+    401: "Missing, malformed, unknown, revoked or expired API key.",
+    403: "The key lacks the scope (`insufficient_scope`) or the member the role "
+    "(`insufficient_role`).",
+    404: "No such object in this organization (other organizations' objects look the same).",
+    409: "Conflict with the current state or with an earlier use of the Idempotency-Key.",
+    413: "A file or the request is over the size limit.",
+    415: "The file's bytes are not an accepted media type.",
+    422: "The file cannot be decoded.",
+    429: "Rate limited; wait `Retry-After` seconds.",
+    500: "Internal error; nothing was written. Quote the requestId.",
+}
+
+
+def error_responses(*extra: int) -> dict[int | str, dict[str, Any]]:
+    """The error statuses every operation declares, plus `extra` ones."""
+    statuses = [400, 401, 403, 404, 409, 429, 500, *extra]
+    return {
+        status: {
+            "description": _DESCRIPTIONS[status],
+            "content": {"application/problem+json": {"schema": PROBLEM_REF}},
+        }
+        for status in sorted(statuses)
+    }
+
+
+_PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "RFC 9457 problem details.",
+    "required": ["type", "title", "status", "detail", "code", "requestId"],
+    "properties": {
+        "type": {"type": "string", "description": "A relative link to `/problems/{code}`."},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string", "enum": sorted(PROBLEMS)},
+        "requestId": {"type": "string"},
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["field", "code", "message"],
+                "properties": {
+                    "field": {"type": "string", "examples": ["targets[1].text"]},
+                    "code": {"type": "string"},
+                    "message": {"type": "string"},
+                },
+            },
+        },
+        "reason": {
+            "type": "string",
+            "description": "Why a delivery cannot be replayed (`delivery_not_replayable`).",
+        },
+        "requiredScope": {"type": "string", "description": "With `insufficient_scope`."},
+    },
+}
+
+_HEADERS: dict[str, Any] = {
+    "X-Request-ID": {
+        "description": "The request id (echoed or generated).",
+        "schema": {"type": "string"},
+    },
+    "X-Service-API-Version": {"description": "Always `1`.", "schema": {"type": "string"}},
+    "RateLimit-Limit": {"schema": {"type": "integer"}},
+    "RateLimit-Remaining": {"schema": {"type": "integer"}},
+    "RateLimit-Reset": {
+        "description": "Seconds to the end of the window.",
+        "schema": {"type": "integer"},
+    },
+    "RateLimit-Policy": {"description": "`<limit>;w=<seconds>`", "schema": {"type": "string"}},
+}
+
+_REQUEST_ID_PARAMETER: dict[str, Any] = {
+    "name": "X-Request-ID",
+    "in": "header",
+    "required": False,
+    "description": "Your own request id, echoed in the `X-Request-ID` response header and in "
+    "error bodies when it is 1-128 characters of `A-Z a-z 0-9 . _ : -`; any other value is "
+    "ignored (never rejected) and the server generates an id instead.",
+    "schema": {"type": "string"},
+}
+_IDEMPOTENCY_PARAMETER: dict[str, Any] = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "1-255 printable ASCII characters. A repeat of the same request within "
+    "24 hours returns the stored response with `Idempotent-Replayed: true` and has no second "
+    "effect; the same key with a different request is 409 `idempotency_key_reused`; while the "
+    "first is running, 409 `idempotency_key_in_progress`.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+
+DESCRIPTION = """\
+Pressroom: an organization-scoped publishing API for social media accounts.
+
+A bearer API key (`Authorization: Bearer prk_...`) selects one organization. Errors are
+RFC 9457 problem details (`application/problem+json`); validation failures are 400 and name
+each field. Collections use keyset pagination (`pageSize` 1-100, default 25; opaque `cursor`;
+`{"items": [...], "nextCursor": ...}`), newest first. Mutating operations that accept an
+`Idempotency-Key` header store their outcome for 24 hours. Every response carries
+`X-Request-ID`, `X-Service-API-Version` and the `RateLimit-*` headers.
+
+Decisions where the specification is silent: an unknown route is a 404 `not_found` and a
+wrong method a 405 `method_not_allowed`, both as problem+json; requests without a key to
+documentation pages are counted per client address under the same policy as keys. A query
+parameter an operation does not take is a 400 `validation_failed` naming it (code
+`unknown_parameter`), like an unknown body field: a misspelt filter never silently widens a
+read.
+"""
+
+
+def install_openapi(app: FastAPI) -> None:
+    def build() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        document = get_openapi(
+            title="Pressroom API",
+            version="1.0.0",
+            openapi_version="3.1.0",
+            description=DESCRIPTION,
+            routes=app.routes,
+        )
+        components = document.setdefault("components", {})
+        schemas = components.setdefault("schemas", {})
+        schemas["Problem"] = _PROBLEM_SCHEMA
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        components.setdefault("headers", {}).update(_HEADERS)
+        components.setdefault("securitySchemes", {})["apiKey"] = {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key: `Authorization: Bearer prk_...`. The key selects "
+            "the organization; each operation requires the scope named in its description.",
+        }
+        header_refs = {name: {"$ref": f"#/components/headers/{name}"} for name in _HEADERS}
+        for path, path_item in document.get("paths", {}).items():
+            for operation in path_item.values():
+                if path.startswith("/api/v1"):
+                    operation["security"] = [{"apiKey": []}]
+                parameters = operation.setdefault("parameters", [])
+                parameters.append(_REQUEST_ID_PARAMETER)
+                if operation.get("operationId") in IDEMPOTENT_OPERATIONS:
+                    parameters.append(_IDEMPOTENCY_PARAMETER)
+                responses = operation.get("responses", {})
+                # Validation is 400 here, never FastAPI's default 422 (uploads declare
+                # their own 422 for undecodable media).
+                if operation.get("operationId") != "uploadMedia":
+                    responses.pop("422", None)
+                for response in responses.values():
+                    response.setdefault("headers", {}).update(header_refs)
+        app.openapi_schema = document
+        return document
+
+    app.openapi = build  # type: ignore[method-assign]

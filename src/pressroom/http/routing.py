@@ -1,0 +1,335 @@
+"""The route layer: every API operation runs through `PressroomRoute`, which owns the
+transaction, the access checks, idempotency and the audit entry of the request."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Coroutine
+from datetime import timedelta
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.responses import Response
+
+from pressroom.audit import service as audit
+from pressroom.audit.service import Actor, AuditNote
+from pressroom.http.access import (
+    BodyRoleCheck,
+    body_role_check_of,
+    check_access,
+    requirements_of,
+)
+from pressroom.auth.service import Principal
+from pressroom.db import unit_of_work
+from pressroom.http import idempotency
+from pressroom.kit.errors import field_error
+from pressroom.http.problems import as_problem, problem_response
+from pressroom.runtime import Runtime
+
+log = logging.getLogger(__name__)
+_MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _find_requirements(dependant: Dependant) -> tuple[str | None, bool]:
+    scope, manager_only = requirements_of(dependant.call)
+    for sub in dependant.dependencies:
+        sub_scope, sub_manager = _find_requirements(sub)
+        scope = scope or sub_scope
+        manager_only = manager_only or sub_manager
+    return scope, manager_only
+
+
+def _find_body_role_checks(dependant: Dependant) -> list[BodyRoleCheck]:
+    found = [check for check in [body_role_check_of(dependant.call)] if check is not None]
+    for sub in dependant.dependencies:
+        found += _find_body_role_checks(sub)
+    return found
+
+
+def actor_of(principal: Principal) -> Actor:
+    return Actor(
+        member_id=principal.member_id,
+        credential_id=principal.credential_id,
+        credential_prefix=principal.credential_prefix,
+    )
+
+
+# The largest JSON body accepted: 20 targets of Facebook-length text fit with room to spare.
+MAX_JSON_BODY = 8 * 1024 * 1024
+
+
+async def _read_bounded_body(request: Request) -> None:
+    """Read a JSON body at most MAX_JSON_BODY long, without buffering more than that.
+
+    The contract keeps 413 for uploads, so an oversized JSON body is a 400 on `body`."""
+    too_large = field_error(
+        "body", "too_large", f"is larger than {MAX_JSON_BODY // (1024 * 1024)} MiB"
+    )
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_JSON_BODY:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_JSON_BODY:
+            raise too_large
+        chunks.append(chunk)
+    # Starlette caches the body here; FastAPI's body parsing then reads the cached bytes.
+    request._body = b"".join(chunks)
+
+
+async def _reject_unexpected_body(request: Request) -> None:
+    """Operations without a body accept none or `{}` (contract section 3)."""
+    body = await request.body()
+    if not body.strip():
+        return
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    if parsed != {}:
+        raise field_error("body", "unexpected_body", "this operation takes no body (or `{}`)")
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {param.alias for param in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def _reject_unknown_query(request: Request, known: frozenset[str]) -> None:
+    """A query parameter the operation does not take is a 400, like an unknown body field:
+    a misspelt filter (`page_size`, `channelID`) must not silently return everything."""
+    unknown = sorted({name for name in request.query_params if name not in known})
+    if unknown:
+        raise field_error(
+            unknown[0] or "query",
+            "unknown_parameter",
+            f"this operation takes no query parameter {unknown[0]!r}"
+            + (f" (allowed: {', '.join(sorted(known))})" if known else ""),
+        )
+
+
+class PressroomRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        original = super().get_route_handler()
+        scope, manager_only = _find_requirements(self.dependant)
+        body_role_checks = _find_body_role_checks(self.dependant)
+        operation_id = self.operation_id or self.name
+        mutating = bool((self.methods or set()) & _MUTATING)
+        takes_body = self.body_field is not None
+        extra = self.openapi_extra or {}
+        idempotent = operation_id in idempotency.IDEMPOTENT_OPERATIONS or bool(
+            extra.get("x-idempotent")
+        )
+        # Multipart uploads compute their own fingerprint once the files are read.
+        manual = extra.get("x-idempotency-fingerprint") == "files"
+        known_query = frozenset(_query_names(self.dependant))
+
+        async def handler(request: Request) -> Response:
+            runtime: Runtime = request.app.state.runtime
+            state = request.state
+            principal: Principal | None = getattr(state, "principal", None)
+            state.audit = AuditNote()
+            state.idempotency_claim = None
+            try:
+                check_access(principal, scope, manager_only)
+                assert principal is not None
+                if mutating and not manual:
+                    await _read_bounded_body(request)
+                for check_role in body_role_checks:
+                    check_role(principal, await request.body())
+                if mutating and not takes_body and not manual:
+                    await _reject_unexpected_body(request)
+                key = request.headers.get(idempotency.HEADER)
+                if idempotent and key is not None and not manual:
+                    body = await request.body()
+                    outcome = await claim_idempotency(
+                        request, idempotency.canonical_json(body), operation_id
+                    )
+                    if outcome is not None:
+                        return outcome
+                _reject_unknown_query(request, known_query)
+                # The transaction opens only if the operation touches the database.
+                unit = LazyUnitOfWork(runtime)
+                state.unit = unit
+                try:
+                    response = await original(request)
+                    if getattr(state, "idempotent_replay", False):
+                        return response
+                    if mutating:
+                        await _append_audit(
+                            await unit.session(), request, operation_id, response.status_code
+                        )
+                    claimed = state.idempotency_claim
+                    if claimed is not None:
+                        await idempotency.store(
+                            await unit.session(),
+                            runtime.box,
+                            claimed,
+                            response,
+                            secret=bool(getattr(state, "secret_response", False)),
+                        )
+                    await unit.commit()
+                finally:
+                    await unit.close()
+                return response
+            except Exception as exc:
+                problem = as_problem(exc)
+                claimed = state.idempotency_claim
+                if problem is None:
+                    await _record_failure(request, operation_id, 500, claimed, None, mutating)
+                    raise
+                response = problem_response(problem, state.request_id)
+                await _record_failure(
+                    request, operation_id, problem.status, claimed, response, mutating
+                )
+                return response
+
+        return handler
+
+
+async def claim_idempotency(
+    request: Request, canonical_body: bytes, operation_id: str
+) -> Response | None:
+    """Claim the request's Idempotency-Key; a stored response to replay, or None."""
+    runtime: Runtime = request.app.state.runtime
+    principal: Principal = request.state.principal
+    key = idempotency.check_key(request.headers[idempotency.HEADER])
+    outcome = await idempotency.claim(
+        runtime.sessions,
+        runtime.box,
+        organization_id=principal.organization_id,
+        key=key,
+        operation_id=operation_id,
+        fingerprint_value=idempotency.fingerprint(
+            operation_id, request.method, request.url.path, canonical_body
+        ),
+        retention=timedelta(seconds=runtime.settings.idempotency_retention_seconds),
+    )
+    if isinstance(outcome, idempotency.Stored):
+        request.state.idempotent_replay = True
+        return outcome.response()
+    request.state.idempotency_claim = outcome
+    return None
+
+
+async def _append_audit(
+    session: AsyncSession, request: Request, operation_id: str, status: int
+) -> None:
+    principal: Principal = request.state.principal
+    note: AuditNote = request.state.audit
+    resource_id = note.resource_id
+    if resource_id is None and request.path_params:
+        resource_id = str(list(request.path_params.values())[-1])
+    await audit.append(
+        session,
+        organization_id=principal.organization_id,
+        actor=actor_of(principal),
+        operation_id=operation_id,
+        outcome_status=status,
+        resource_type=note.resource_type,
+        resource_id=resource_id,
+        request_id=request.state.request_id,
+        changes=note.changes,
+    )
+
+
+async def _record_failure(
+    request: Request,
+    operation_id: str,
+    status: int,
+    claimed: idempotency.Claim | None,
+    response: Response | None,
+    mutating: bool,
+) -> None:
+    """After a rolled-back request: audit the attempt and settle the idempotency claim.
+
+    Outcomes below 500 are stored for replay; a 5xx releases the key for a retry."""
+    runtime: Runtime = request.app.state.runtime
+    principal: Principal | None = getattr(request.state, "principal", None)
+    try:
+        if claimed is not None and (response is None or status >= 500):
+            await idempotency.release(runtime.sessions, claimed)
+            claimed = None
+        if not (mutating and principal is not None) and claimed is None:
+            return
+        async with unit_of_work(runtime.sessions) as session:
+            if mutating and principal is not None:
+                await _append_audit(session, request, operation_id, status)
+            if claimed is not None and response is not None:
+                await idempotency.store(session, runtime.box, claimed, response, secret=False)
+    except Exception:
+        # The request's own outcome stands; this bookkeeping failure is logged, not raised.
+        log.exception("could not record a failed request", extra={"operationId": operation_id})
+        with contextlib.suppress(Exception):
+            if claimed is not None:
+                await idempotency.release(runtime.sessions, claimed)
+
+
+def api_routes(routes: list[Any]) -> list[PressroomRoute]:
+    """Every API operation of an application or router, through included routers."""
+    found: list[PressroomRoute] = []
+    for route in routes:
+        if isinstance(route, PressroomRoute):
+            found.append(route)
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            found.extend(api_routes(list(inner.routes)))
+    return found
+
+
+class LazyUnitOfWork:
+    """The request's transaction, begun on first use and committed by the route layer."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._session: AsyncSession | None = None
+
+    async def session(self) -> AsyncSession:
+        if self._session is None:
+            self._session = self._runtime.sessions()
+            await self._session.begin()
+        return self._session
+
+    async def commit(self) -> None:
+        if self._session is not None:
+            await self._session.commit()
+
+    async def close(self) -> None:
+        # Closing without a commit rolls back: an exception leaves nothing half-written.
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+async def _session(request: Request) -> AsyncSession:
+    unit: LazyUnitOfWork = request.state.unit
+    return await unit.session()
+
+
+def _unit(request: Request) -> LazyUnitOfWork:
+    return request.state.unit  # type: ignore[no-any-return]
+
+
+def _audit_note(request: Request) -> AuditNote:
+    return request.state.audit  # type: ignore[no-any-return]
+
+
+def _runtime(request: Request) -> Runtime:
+    return request.app.state.runtime  # type: ignore[no-any-return]
+
+
+Session = Annotated[AsyncSession, Depends(_session)]
+# The request's transaction, not yet begun: for an operation that must call the network before
+# it writes (nothing is sent to the network inside a transaction), `await unit.session()` after.
+UnitOfWork = Annotated[LazyUnitOfWork, Depends(_unit)]
+Audit = Annotated[AuditNote, Depends(_audit_note)]
+RuntimeDep = Annotated[Runtime, Depends(_runtime)]

@@ -1,0 +1,398 @@
+"""The Bluesky adapter: publish, delete, metrics and health over XRPC.
+
+Publishing (https://docs.bsky.app/docs/advanced-guides/posts): the post is an app.bsky.feed.post
+record written with `com.atproto.repo.createRecord` to the account's repository. A thread
+(`options.thread`, a list of follow-up texts) is a chain of replies, each naming the first post
+as `root` and the one before as `parent` (strong refs: AT URI + CID).
+
+Idempotency: every post of a publish gets a record key derived from the idempotency key (see
+records.py), so sending the same publish again names the same records. If a record is already
+there, createRecord fails: the PDS answers a conflict (older ones a 500), and the adapter then
+reads the record with `com.atproto.repo.getRecord` and returns it as already published. A retry
+(`attempt > 1`) looks each post up first, so a thread broken halfway resumes where it stopped and
+media of a post that exists are not uploaded again.
+
+Delete: `com.atproto.repo.deleteRecord` of the main post (replies of a thread stay; a missing
+record deletes as a success). Metrics: `app.bsky.feed.getPosts`, through the PDS, which proxies it
+to the AppView: likeCount -> likes, replyCount -> comments, repostCount + quoteCount -> shares
+(a quote spreads the post like a repost does). Health: `com.atproto.server.getSession`.
+
+Revoke (on disconnect): `com.atproto.server.deleteSession`, authorised by the refresh JWT
+(https://docs.bsky.app/docs/api/com-atproto-server-delete-session), ends the session Pressroom
+holds. The app password itself can only be revoked by the account's owner, in Bluesky's
+settings (Privacy and security > App passwords).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from pressroom.kit.clock import utcnow
+from pressroom.providers.adapter import (
+    ChannelContext,
+    HealthResult,
+    MediaItem,
+    ProviderError,
+    PublishRequest,
+    PublishResult,
+    Revocation,
+)
+from pressroom.providers.bluesky.facets import build_facets
+from pressroom.providers.bluesky.media import MediaDimensions, build_embed
+from pressroom.providers.bluesky.records import (
+    POST_COLLECTION,
+    AtUri,
+    StrongRef,
+    post_record,
+    post_url,
+    thread_record_key,
+)
+from pressroom.providers.bluesky.session import (
+    AUTH_ERRORS,
+    DEFAULT_SERVICE,
+    EXPIRED,
+    PROVIDER,
+    BlueskyCredentials,
+    BlueskySession,
+    classify,
+    xrpc_error,
+)
+from pressroom.providers.credentials import (
+    PROCESS_CREDENTIALS,
+    CredentialCache,
+    CredentialsChanged,
+)
+from pressroom.providers.http import (
+    MediaReader,
+    build_client,
+    response_json,
+    safe_detail,
+    transport_failure,
+)
+from pressroom.providers.options import alt_texts, thread_texts
+
+# XRPC error names meaning "there is already a record with this key" (createRecord) ...
+_EXISTS_ERRORS = frozenset({"RecordAlreadyExists", "RecordExists"})
+# ... and "there is no such record" (getRecord).
+_MISSING_ERRORS = frozenset({"RecordNotFound", "NotFound"})
+
+
+def credentials_from_cli_options(
+    identifier: str, app_password: str, service: str = DEFAULT_SERVICE
+) -> dict[str, Any]:
+    """The credentials dict of a channel connected from the command line
+    (`--identifier`, `--app-password`, `--service`); the first call logs in and fills
+    `did`, `handle`, `accessJwt`, `refreshJwt` and `pds` (reported through
+    `on_credentials_changed`). Prefer `create_session_credentials`, which checks them now."""
+    identifier = identifier.strip().removeprefix("@")
+    if not identifier or not app_password.strip():
+        raise ValueError("a Bluesky identifier (handle, DID or email) and app password are needed")
+    if not service.startswith("https://"):
+        raise ValueError("the Bluesky service must be an https:// URL")
+    return BlueskyCredentials(
+        identifier=identifier, app_password=app_password.strip(), service=service.rstrip("/")
+    ).to_dict()
+
+
+async def create_session_credentials(
+    identifier: str,
+    app_password: str,
+    service: str = DEFAULT_SERVICE,
+    *,
+    http: httpx.AsyncClient | None = None,
+) -> dict[str, Any]:
+    """Log in now (com.atproto.server.createSession) and return the complete credentials dict;
+    raises ProviderError (`auth_expired` for a wrong app password) so a connect fails early."""
+    credentials = credentials_from_cli_options(identifier, app_password, service)
+    channel = ChannelContext(
+        id=uuid.uuid4(),
+        organization_id=uuid.uuid4(),
+        provider="bluesky",
+        handle=None,
+        simulated=False,
+        credentials=credentials,
+    )
+    client = http or build_client()
+    try:
+        session = BlueskySession(
+            client, channel, cache=CredentialCache(), on_credentials_changed=None
+        )
+        await session.ensure()
+        return session.credentials.to_dict()
+    finally:
+        if http is None:
+            await client.aclose()
+
+
+class BlueskyAdapter:
+    """Publishes as the account of the channel's app-password session."""
+
+    provider = "bluesky"
+
+    def __init__(
+        self,
+        *,
+        read_media: MediaReader,
+        on_credentials_changed: CredentialsChanged | None = None,
+        media_dimensions: MediaDimensions | None = None,
+        http: httpx.AsyncClient | None = None,
+        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._read_media = read_media
+        self._on_credentials_changed = on_credentials_changed
+        self._media_dimensions = media_dimensions
+        self._owns_http = http is None
+        self._http = http or build_client()
+        self._cache = credential_cache
+        self._clock = clock
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    def _session(self, channel: ChannelContext) -> BlueskySession:
+        return BlueskySession(
+            self._http,
+            channel,
+            cache=self._cache,
+            on_credentials_changed=self._on_credentials_changed,
+        )
+
+    async def publish(self, request: PublishRequest) -> PublishResult:
+        session = self._session(request.channel)
+        texts = [request.text, *thread_texts(request.options)]
+        alts = alt_texts(request.options, request.media)
+        await session.ensure()
+        root: StrongRef | None = None
+        parent: StrongRef | None = None
+        for position, text in enumerate(texts):
+            rkey = thread_record_key(request.idempotency_key, position)
+            ref = await self._find(session, rkey) if request.attempt > 1 else None
+            if ref is None:
+                media = request.media if position == 0 else ()
+                ref = await self._create(
+                    session,
+                    rkey,
+                    await self._record(session, text, media, alts, root, parent),
+                    position,
+                )
+            root = root or ref
+            parent = ref
+        assert root is not None
+        return PublishResult(
+            provider_post_id=root.uri,
+            url=post_url(session.actor, AtUri.parse(root.uri).rkey),
+            published_at=self._clock(),
+        )
+
+    async def _record(
+        self,
+        session: BlueskySession,
+        text: str,
+        media: tuple[MediaItem, ...],
+        alts: list[str | None],
+        root: StrongRef | None,
+        parent: StrongRef | None,
+    ) -> dict[str, Any]:
+        embed = await build_embed(session, media, alts, self._read_media, self._media_dimensions)
+        facets = await build_facets(text, lambda handle: self._resolve(session, handle))
+        return post_record(
+            text,
+            created_at=self._clock(),
+            facets=facets,
+            embed=embed,
+            reply=(root, parent) if root is not None and parent is not None else None,
+        )
+
+    async def _create(
+        self, session: BlueskySession, rkey: str, record: dict[str, Any], position: int
+    ) -> StrongRef:
+        action = "creating the post" if position == 0 else f"creating thread post {position + 1}"
+        response = await session.request(
+            "POST",
+            "com.atproto.repo.createRecord",
+            action=action,
+            json={
+                "repo": session.did,
+                "collection": POST_COLLECTION,
+                "rkey": rkey,
+                "record": record,
+            },
+        )
+        if response.is_success:
+            return _strong_ref(response_json(response), action)
+        if _may_already_exist(response):
+            existing = await self._find(session, rkey)
+            if existing is not None:
+                return existing
+        raise _create_failure(session, response, action)
+
+    async def _find(self, session: BlueskySession, rkey: str) -> StrongRef | None:
+        """The post with this record key, if the account's repository has it."""
+        action = "looking for an already published post"
+        response = await session.request(
+            "GET",
+            "com.atproto.repo.getRecord",
+            action=action,
+            params={"repo": session.did, "collection": POST_COLLECTION, "rkey": rkey},
+        )
+        if response.is_success:
+            return _strong_ref(response_json(response), action)
+        name, _ = xrpc_error(response)
+        if response.status_code == 404 or name in _MISSING_ERRORS:
+            return None
+        raise session.classify(response, action)
+
+    async def _resolve(self, session: BlueskySession, handle: str) -> str | None:
+        """The DID of `handle`, or None if it names no account."""
+        action = f"resolving the mention @{handle}"
+        response = await session.request(
+            "GET", "com.atproto.identity.resolveHandle", action=action, params={"handle": handle}
+        )
+        if response.is_success:
+            did = response_json(response).get("did")
+            return did if isinstance(did, str) else None
+        if response.status_code in (400, 404):
+            return None
+        raise session.classify(response, action)
+
+    async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
+        uri = _parse_post_uri(provider_post_id)
+        session = self._session(channel)
+        await session.ensure()
+        if uri.repo != session.did:
+            raise ProviderError(
+                "permission_denied",
+                f"{provider_post_id} belongs to another Bluesky account than this channel's.",
+            )
+        await session.call(
+            "POST",
+            "com.atproto.repo.deleteRecord",
+            action="deleting the post",
+            json={"repo": uri.repo, "collection": uri.collection, "rkey": uri.rkey},
+        )
+
+    async def fetch_metrics(
+        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
+    ) -> dict[str, int]:
+        _parse_post_uri(provider_post_id)
+        session = self._session(channel)
+        body = await session.call(
+            "GET",
+            "app.bsky.feed.getPosts",
+            action="reading the post's counts",
+            params={"uris": provider_post_id},
+        )
+        posts = body.get("posts")
+        view = posts[0] if isinstance(posts, list) and posts else None
+        if not isinstance(view, dict):
+            raise ProviderError(
+                "not_found",
+                f"Bluesky no longer shows {provider_post_id}; it may have been deleted.",
+            )
+        return {
+            "likes": _count(view, "likeCount"),
+            "comments": _count(view, "replyCount"),
+            "shares": _count(view, "repostCount") + _count(view, "quoteCount"),
+        }
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """End the channel's session (`com.atproto.server.deleteSession` with the refresh JWT,
+        at the PDS that refreshes it). A session the server already refuses is over."""
+        credentials = BlueskyCredentials.from_dict(self._cache.current(channel, "refreshJwt"))
+        if not credentials.refresh_jwt:
+            return "nothing_to_revoke"
+        action = "ending the session"
+        base = (credentials.pds or credentials.service).rstrip("/")
+        try:
+            response = await self._http.post(
+                f"{base}/xrpc/com.atproto.server.deleteSession",
+                headers={"Authorization": f"Bearer {credentials.refresh_jwt}"},
+            )
+        except httpx.HTTPError as exc:
+            raise transport_failure(exc, PROVIDER, action) from None
+        if response.is_success:
+            return "revoked"
+        name, _ = xrpc_error(response)
+        if response.status_code == 401 or name in {EXPIRED, "InvalidToken", *AUTH_ERRORS}:
+            return "revoked"
+        raise classify(response, action, credentials.secrets())
+
+    async def check_health(self, channel: ChannelContext) -> HealthResult:
+        session = self._session(channel)
+        try:
+            body = await session.call(
+                "GET", "com.atproto.server.getSession", action="checking the session"
+            )
+        except ProviderError as error:
+            if error.code == "auth_expired":
+                return HealthResult("reconnect_required", error.message)
+            return HealthResult("degraded", error.message)
+        if body.get("active") is False:
+            return HealthResult(
+                "reconnect_required",
+                f"The Bluesky account is {body.get('status') or 'inactive'}.",
+            )
+        return HealthResult("healthy")
+
+
+def _may_already_exist(response: httpx.Response) -> bool:
+    """Whether a failed createRecord may mean the record is already there: PDS versions
+    answer an explicit conflict error, or (older ones) an internal server error."""
+    name, message = xrpc_error(response)
+    return (
+        response.status_code == 409
+        or response.status_code >= 500
+        or name in _EXISTS_ERRORS
+        or "already exists" in (message or "").lower()
+    )
+
+
+def _create_failure(
+    session: BlueskySession, response: httpx.Response, action: str
+) -> ProviderError:
+    error = session.classify(response, action)
+    if error.code != "invalid_request":
+        return error
+    # The PDS validates the record against the lexicon: "Invalid app.bsky.feed.post record:
+    # Record/text must not be longer than 300 graphemes", "... Record/embed/images/0 ...".
+    _, message = xrpc_error(response)
+    lowered = (message or "").lower()
+    detail = safe_detail(message or "", session.credentials.secrets())
+    if "record/text" in lowered or "graphemes" in lowered or "too long" in lowered:
+        return ProviderError("text_rejected", f"Bluesky refused the text: {detail}")
+    if "embed" in lowered or "blob" in lowered or "image" in lowered or "video" in lowered:
+        return ProviderError("media_rejected", f"Bluesky refused the media: {detail}")
+    return error
+
+
+def _strong_ref(body: dict[str, Any], action: str) -> StrongRef:
+    uri, cid = body.get("uri"), body.get("cid")
+    if not isinstance(uri, str) or not isinstance(cid, str):
+        raise ProviderError(
+            "provider_unavailable", f"Bluesky answered {action} without the record's uri and cid."
+        )
+    return StrongRef(uri, cid)
+
+
+def _parse_post_uri(provider_post_id: str) -> AtUri:
+    try:
+        uri = AtUri.parse(provider_post_id)
+    except ValueError:
+        raise ProviderError(
+            "invalid_request", f"{provider_post_id!r} is not a Bluesky post AT URI."
+        ) from None
+    if uri.collection != POST_COLLECTION:
+        raise ProviderError("invalid_request", f"{provider_post_id!r} is not a Bluesky post.")
+    return uri
+
+
+def _count(view: dict[str, Any], key: str) -> int:
+    value = view.get(key)
+    return value if isinstance(value, int) and value >= 0 else 0

@@ -1,0 +1,87 @@
+"""Provider tokens that change while an adapter works: Bluesky sessions and X OAuth tokens are
+refreshed, and both networks rotate the refresh token, so the old one stops working.
+
+The adapter reports every new set through `on_credentials_changed(channel, credentials)`; the
+caller encrypts and stores it. Until the caller's copy catches up (the channel row is read
+before the call, the refresh happens during it), `CredentialCache` remembers, per process, which
+refresh token was rotated into which credentials, so that a second call with the stale copy does
+not spend an already-spent refresh token. A per-channel lock keeps two concurrent calls from
+refreshing at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pressroom.providers.adapter import ChannelContext
+
+# Called with the channel and its complete new credentials dict (never logged).
+CredentialsChanged = Callable[[ChannelContext, dict[str, Any]], Awaitable[None]]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Rotation:
+    # Every refresh token this process has seen replaced ("" for a copy that had none).
+    spent: set[str]
+    credentials: dict[str, Any]
+
+
+class CredentialCache:
+    """The newest credentials of each channel this process has refreshed."""
+
+    def __init__(self) -> None:
+        self._rotations: dict[tuple[str, uuid.UUID], _Rotation] = {}
+        self._locks: dict[tuple[str, uuid.UUID], asyncio.Lock] = {}
+
+    def current(self, channel: ChannelContext, refresh_key: str) -> dict[str, Any]:
+        """The credentials to use for `channel`: the caller's copy, unless it still holds a
+        refresh token this process already replaced, in which case the newest credentials."""
+        key = (channel.provider, channel.id)
+        given = dict(channel.credentials)
+        rotation = self._rotations.get(key)
+        if rotation is None:
+            return given
+        if (given.get(refresh_key) or "") in rotation.spent:
+            return dict(rotation.credentials)
+        # The caller's copy is the newest one (it caught up) or newer still (a reconnect).
+        del self._rotations[key]
+        return given
+
+    def remember(
+        self, channel: ChannelContext, spent_refresh_token: str, credentials: Mapping[str, Any]
+    ) -> None:
+        """`spent_refresh_token` (or "" if there was none) was replaced by `credentials`."""
+        key = (channel.provider, channel.id)
+        rotation = self._rotations.setdefault(key, _Rotation(set(), {}))
+        rotation.spent.add(spent_refresh_token)
+        rotation.credentials = dict(credentials)
+
+    def lock(self, channel: ChannelContext) -> asyncio.Lock:
+        return self._locks.setdefault((channel.provider, channel.id), asyncio.Lock())
+
+
+# One per process by default: adapters may be built per call (see registry.adapter_for).
+PROCESS_CREDENTIALS = CredentialCache()
+
+
+async def report_credentials(
+    callback: CredentialsChanged | None, channel: ChannelContext, credentials: dict[str, Any]
+) -> None:
+    """Hand new credentials to the caller. A failure to store them must not fail the publish
+    that is under way: the cache still holds them, and the next refresh reports again."""
+    if callback is None:
+        return
+    try:
+        await callback(channel, dict(credentials))
+    except Exception:
+        logger.exception(
+            "storing refreshed provider credentials failed",
+            extra={"channel_id": str(channel.id), "provider": channel.provider},
+        )

@@ -1,0 +1,330 @@
+"""HTTP plumbing shared by the real provider adapters.
+
+One client shape (timeouts sized for media uploads, no redirects followed, a plain user agent),
+one way to read a provider's rate-limit headers, one translation of transport failures and of
+HTTP statuses into `ProviderError`, a scrubber that keeps tokens out of error messages, and a
+streaming multipart body so that a 100 MB video is never held in memory to be uploaded.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import functools
+import math
+import re
+import secrets
+import ssl
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpcore
+import httpx
+
+from pressroom.kit.logs import scrub
+from pressroom.providers.adapter import MediaItem, ProviderError
+
+# Media bytes come from the media domain, through a callable the caller injects (the adapter
+# never knows where files are stored): `read_media(item)` yields the stored file's bytes.
+MediaReader = Callable[[MediaItem], AsyncIterator[bytes]]
+# Waiting between polls of a provider's media processing. Injected so tests never sleep.
+Sleep = Callable[[float], Awaitable[None]]
+
+# Reads and small writes answer within seconds; a large upload may take minutes to send.
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0, write=300.0)
+USER_AGENT = "Pressroom (self-hosted social publishing)"
+# Provider error text quoted in our messages is cut here: enough to act on, never a dump.
+MAX_DETAIL_LENGTH = 300
+# Numeric reset headers above this are Unix times (2001-09-09 onwards), below it are delays.
+_EPOCH_THRESHOLD = 1_000_000_000
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle takes ~0.1 s; adapters may be built for every call, so once a process.
+    return httpx.create_ssl_context()
+
+
+def build_client(
+    *,
+    timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
+    """The client every adapter uses unless it is given one (pass a shared client to keep
+    connections alive between calls).
+
+    Redirects are not followed: an API that redirects a write is misconfigured, and following
+    it would resend the bearer token to wherever it points."""
+    return httpx.AsyncClient(
+        timeout=timeout,
+        follow_redirects=False,
+        headers={"User-Agent": USER_AGENT},
+        transport=transport,
+        verify=tls_context(),
+    )
+
+
+def retry_after_seconds(headers: httpx.Headers, *, now: float | None = None) -> float | None:
+    """Seconds to wait before retrying, from whichever header the provider sent.
+
+    `Retry-After` (RFC 9110: seconds or an HTTP date) wins; then the reset headers: X's
+    `x-rate-limit-reset` and Bluesky's `ratelimit-reset` are Unix times, the IETF draft's
+    `RateLimit-Reset` is a delay in seconds, Mastodon's `X-RateLimit-Reset` is an ISO 8601
+    time. None when the provider said nothing usable."""
+    current = time.time() if now is None else now
+    retry_after = headers.get("retry-after")
+    if retry_after:
+        seconds = _delay_or_time(retry_after.strip(), current)
+        if seconds is not None:
+            return seconds
+    for name in ("x-rate-limit-reset", "ratelimit-reset", "x-ratelimit-reset"):
+        value = headers.get(name)
+        if value:
+            seconds = _delay_or_time(value.strip(), current)
+            if seconds is not None:
+                return seconds
+    return None
+
+
+def _delay_or_time(value: str, now: float) -> float | None:
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if number is not None:
+        if not math.isfinite(number) or number < 0:
+            return None
+        if number >= _EPOCH_THRESHOLD:
+            return max(0.0, round(number - now, 3))
+        return number
+    moment = _parse_time(value)
+    if moment is None:
+        return None
+    return max(0.0, round(moment.timestamp() - now, 3))
+
+
+def _parse_time(value: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        try:
+            moment = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def safe_detail(text: object, secrets_: Iterable[str | None] = ()) -> str:
+    """Provider text made fit for an error message: one line, bounded, and with every known
+    secret (and anything that looks like a bearer token or API key) replaced."""
+    detail = " ".join(str(text).split())
+    for secret in secrets_:
+        if secret and len(secret) >= 4:
+            detail = detail.replace(secret, "[redacted]")
+    detail = scrub(detail)
+    if len(detail) > MAX_DETAIL_LENGTH:
+        detail = detail[: MAX_DETAIL_LENGTH - 1] + "…"
+    return detail
+
+
+class RefusedDestination(httpcore.ConnectError):
+    """A provider host that must not be contacted: it resolves to a loopback, private or
+    otherwise non-public address (see network.py). `reason` names the host and the address,
+    never a URL path or query."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def transport_failure(exc: httpx.HTTPError, provider: str, action: str) -> ProviderError:
+    """A request that got no HTTP answer. Only the exception's type is quoted: its text can
+    carry the URL, and some providers take tokens in query strings. A refused destination is
+    permanent and says why (its reason is ours: a host name and an address)."""
+    refused = exc.__cause__
+    if isinstance(refused, RefusedDestination):
+        return ProviderError(
+            "invalid_request",
+            f"{provider} was not contacted while {action}: {refused.reason}. Only public "
+            "addresses are reached.",
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return ProviderError(
+            "timeout", f"{provider} did not answer in time while {action}; it will be retried."
+        )
+    return ProviderError(
+        "provider_unavailable",
+        f"Could not reach {provider} while {action} ({type(exc).__name__}); it will be retried.",
+    )
+
+
+def rate_limited(
+    provider: str, action: str, headers: httpx.Headers, detail: str = ""
+) -> ProviderError:
+    """A 429 (or a provider's rate-limit error): retryable after the provider's reset."""
+    wait = retry_after_seconds(headers)
+    when = f"; retry in {math.ceil(wait)} s" if wait is not None else ""
+    said = f": {detail}" if detail else ""
+    message = f"{provider} rate limit reached while {action}{when}{said}"
+    return ProviderError("rate_limited", message, retry_after=wait)
+
+
+def status_failure(
+    response: httpx.Response, provider: str, action: str, detail: str
+) -> ProviderError:
+    """The default reading of an HTTP error status, for what a provider-specific classifier
+    did not recognise. `detail` must already be safe (see `safe_detail`)."""
+    status = response.status_code
+    said = f": {detail}" if detail else ""
+    if status == 429:
+        return rate_limited(provider, action, response.headers, detail)
+    if status == 401:
+        return ProviderError(
+            "auth_expired",
+            f"{provider} rejected the channel's credentials while {action}{said}. "
+            "Reconnect the channel.",
+        )
+    if status == 403:
+        return ProviderError(
+            "permission_denied",
+            f"{provider} refused {action} for this account{said}. Check the account's "
+            "permissions and the app's access level.",
+        )
+    if status == 404:
+        return ProviderError("not_found", f"{provider} found nothing while {action}{said}")
+    if status == 413:
+        return ProviderError("media_rejected", f"{provider} refused the upload as too large{said}")
+    if status in (408, 425) or status >= 500:
+        return ProviderError(
+            "provider_unavailable",
+            f"{provider} failed while {action} (HTTP {status}){said}; it will be retried.",
+            retry_after=retry_after_seconds(response.headers),
+        )
+    return ProviderError(
+        "invalid_request", f"{provider} rejected the request while {action} (HTTP {status}){said}"
+    )
+
+
+def response_json(response: httpx.Response) -> dict[str, object]:
+    """The body as a JSON object, or {} (an empty body, HTML from a proxy, a JSON array)."""
+    if not response.content:
+        return {}
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+# --- multipart/form-data, streamed ------------------------------------------------------------
+
+_UNSAFE_HEADER_CHARS = re.compile(r'["\\\r\n]')
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """The file of a multipart body: `open()` streams its `size` bytes (called once per send,
+    so a body sent again re-reads the file)."""
+
+    field: str
+    filename: str
+    mime_type: str
+    size: int
+    open: Callable[[], AsyncIterable[bytes]]
+
+
+@dataclass(frozen=True)
+class MultipartBody:
+    """Headers fixed once (boundary, exact Content-Length); `open()` gives a fresh stream."""
+
+    headers: dict[str, str]
+    open: Callable[[], AsyncIterator[bytes]]
+
+
+def multipart_body(fields: Iterable[tuple[str, str]], file: FilePart) -> MultipartBody:
+    """A multipart/form-data body (RFC 7578) whose file part is streamed, with an exact
+    Content-Length computed up front (some APIs refuse chunked uploads).
+
+    The text fields come first, then the file. If the stream yields a different number of
+    bytes than announced, the upload is aborted rather than sent corrupt."""
+    boundary = "pressroom-" + secrets.token_hex(16)
+    head = bytearray()
+    for name, value in fields:
+        head += f"--{boundary}\r\n".encode()
+        head += f'Content-Disposition: form-data; name="{_header_value(name)}"\r\n\r\n'.encode()
+        head += value.encode() + b"\r\n"
+    head += f"--{boundary}\r\n".encode()
+    head += (
+        f'Content-Disposition: form-data; name="{_header_value(file.field)}"; '
+        f'filename="{_header_value(file.filename)}"\r\n'
+        f"Content-Type: {_header_value(file.mime_type)}\r\n\r\n"
+    ).encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    length = len(head) + file.size + len(tail)
+
+    async def stream() -> AsyncIterator[bytes]:
+        yield bytes(head)
+        async for chunk in sized_stream(file.open(), file.size):
+            yield chunk
+        yield tail
+
+    return MultipartBody(
+        headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Content-Length": str(length),
+        },
+        open=stream,
+    )
+
+
+async def sized_stream(chunks: AsyncIterable[bytes], size: int) -> AsyncIterator[bytes]:
+    """`chunks`, checked to total exactly `size` bytes: a body sent with a Content-Length must
+    not come up short or run over, so a file that changed in storage aborts the upload."""
+    sent = 0
+    async for chunk in chunks:
+        sent += len(chunk)
+        if sent > size:
+            break
+        yield chunk
+    if sent != size:
+        raise ProviderError(
+            "invalid_request",
+            f"The stored media file has {'more' if sent > size else 'fewer'} bytes than its "
+            f"recorded size ({size}); upload it again.",
+        )
+
+
+def _header_value(value: str) -> str:
+    return _UNSAFE_HEADER_CHARS.sub("_", value)
+
+
+async def single_chunk(data: bytes) -> AsyncIterator[bytes]:
+    """Bytes already in memory, as the stream `FilePart` expects."""
+    yield data
+
+
+async def read_all(chunks: AsyncIterable[bytes], *, limit: int) -> bytes:
+    """A whole (small) file in memory, refusing to hold more than `limit` bytes."""
+    data = bytearray()
+    async for chunk in chunks:
+        data += chunk
+        if len(data) > limit:
+            raise ProviderError(
+                "media_rejected", f"The media file is larger than {limit} bytes allowed here."
+            )
+    return bytes(data)
+
+
+def media_filename(item: MediaItem) -> str:
+    """A neutral file name for an upload: the asset id and the extension of its real type."""
+    extension = {
+        "image/jpeg": "jpg",
+        "image/png": "png",
+        "image/webp": "webp",
+        "image/gif": "gif",
+        "video/mp4": "mp4",
+        "video/quicktime": "mov",
+        "video/webm": "webm",
+    }.get(item.mime_type, "bin")
+    return f"{item.id}.{extension}"

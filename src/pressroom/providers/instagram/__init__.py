@@ -1,0 +1,1 @@
+"""Instagram: what it accepts (declaration.py); no adapter in this deployment yet."""

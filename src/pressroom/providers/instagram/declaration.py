@@ -1,0 +1,101 @@
+"""What Instagram accepts, as data; every limit names the page it comes from."""
+
+from __future__ import annotations
+
+from pressroom.providers.rules import (
+    JPEG,
+    MB,
+    MINUTE,
+    MOV,
+    MP4,
+    media_rule,
+    text_rule,
+)
+from pressroom.providers.schemas import (
+    Capabilities,
+    ContentKind,
+    MediaKindRule,
+    OptionRule,
+    ProviderDeclaration,
+)
+
+# Content Publishing (https://developers.facebook.com/docs/instagram-platform/content-publishing/)
+# and IG User Media (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media):
+# caption up to 2,200 characters; images JPEG only, 8 MB, aspect ratio 4:5 to 1.91:1; reels MOV or
+# MP4, 300 MB, 3 seconds to 15 minutes, aspect ratio 0.01:1 to 10:1; story videos 100 MB, 3 to 60
+# seconds; carousels 2 to 10 images and videos, carousel videos 100 MB, 3 to 60 seconds, aspect
+# ratio 4:5 to 16:9. Reels cannot appear in carousels; stories publish no caption.
+_IG_IMAGE = MediaKindRule(
+    max_items=1, mime_types=[JPEG], max_bytes=8 * MB, aspect_ratios=["4:5", "1.91:1"]
+)
+DECLARATION = ProviderDeclaration(
+    id="instagram",
+    name="Instagram",
+    configured=False,
+    connection="oauth2",  # Instagram API with Facebook Login / Instagram Login (OAuth 2.0)
+    content_kinds=[
+        ContentKind(kind="post", text=text_rule(2200), media=media_rule(1, 1, image=_IG_IMAGE)),
+        ContentKind(
+            kind="reel",
+            text=text_rule(2200),
+            media=media_rule(
+                1,
+                1,
+                video=MediaKindRule(
+                    max_items=1,
+                    mime_types=[MP4, MOV],
+                    max_bytes=300 * MB,
+                    min_duration_seconds=3,
+                    max_duration_seconds=15 * MINUTE,
+                    aspect_ratios=["0.01:1", "10:1"],
+                ),
+            ),
+            options=[
+                OptionRule(
+                    name="shareToFeed",
+                    type="boolean",
+                    description="Also show the reel in the feed (share_to_feed); true when absent.",
+                )
+            ],
+        ),
+        ContentKind(
+            kind="story",
+            text=text_rule(2200),  # Accepted for uniformity; Instagram publishes no story caption.
+            media=media_rule(
+                1,
+                1,
+                image=MediaKindRule(max_items=1, mime_types=[JPEG], max_bytes=8 * MB),
+                video=MediaKindRule(
+                    max_items=1,
+                    mime_types=[MP4, MOV],
+                    max_bytes=100 * MB,
+                    min_duration_seconds=3,
+                    max_duration_seconds=60,
+                ),
+            ),
+        ),
+        ContentKind(
+            kind="carousel",
+            text=text_rule(2200),
+            media=media_rule(
+                2,
+                10,
+                image=_IG_IMAGE.model_copy(update={"max_items": 10}),
+                video=MediaKindRule(
+                    max_items=10,
+                    mime_types=[MP4, MOV],
+                    max_bytes=100 * MB,
+                    min_duration_seconds=3,
+                    max_duration_seconds=60,
+                    aspect_ratios=["4:5", "16:9"],
+                ),
+            ),
+        ),
+    ],
+    # Comments: POST /{ig-media-id}/comments; the API offers no way to delete published media
+    # (IG Media reference, https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media).
+    capabilities=Capabilities(threads=False, first_comment=True, delete=False, metrics=True),
+    # IG Media insights: reach, views, likes, comments, shares, saved (impressions was retired
+    # for new media in v22.0) (.../instagram-graph-api/reference/ig-media/insights)
+    metrics=["reach", "views", "likes", "comments", "shares", "saves"],
+)

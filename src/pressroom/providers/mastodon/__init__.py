@@ -1,0 +1,1 @@
+"""Mastodon: any instance, an access token per channel (OAuth or given by an operator)."""

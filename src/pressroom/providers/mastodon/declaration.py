@@ -1,0 +1,94 @@
+"""What Mastodon accepts, as data; every limit names the page it comes from."""
+
+from __future__ import annotations
+
+from pressroom.providers.rules import (
+    GIF,
+    JPEG,
+    MOV,
+    MP4,
+    PNG,
+    WEBM,
+    WEBP,
+    alt_texts_option,
+    media_rule,
+    text_rule,
+    thread_option,
+)
+from pressroom.providers.schemas import (
+    Capabilities,
+    ContentKind,
+    MediaKindRule,
+    OptionRule,
+    ProviderDeclaration,
+)
+
+# Defaults of a stock instance (GET /api/v2/instance configuration, https://docs.joinmastodon.org/methods/instance/#v2):
+# statuses.max_characters 500, max_media_attachments 4, characters_reserved_per_url 23;
+# media_attachments.image_size_limit 16777216, video_size_limit 103809024. Counting follows
+# app/validators/status_length_validator.rb (graphemes, URLs 23, @user@domain as @user). A video
+# cannot share a status with other media (PostStatusService#validate_media!,
+# app/services/post_status_service.rb); GIFs become looping videos but may sit with images.
+DECLARATION = ProviderDeclaration(
+    id="mastodon",
+    name="Mastodon",
+    configured=False,
+    connection="access_token",  # an application token from the account's Development settings
+    content_kinds=[
+        ContentKind(
+            kind="post",
+            text=text_rule(500, url_length=23),
+            media=media_rule(
+                0,
+                4,
+                image=MediaKindRule(max_items=4, mime_types=[JPEG, PNG, WEBP], max_bytes=16777216),
+                gif=MediaKindRule(max_items=4, mime_types=[GIF], max_bytes=16777216),
+                video=MediaKindRule(
+                    max_items=1, mime_types=[MP4, MOV, WEBM], max_bytes=103809024, exclusive=True
+                ),
+            ),
+            options=[
+                OptionRule(
+                    name="visibility",
+                    type="enum",
+                    # POST /api/v1/statuses "visibility" (https://docs.joinmastodon.org/methods/statuses/#create)
+                    values=["public", "unlisted", "private", "direct"],
+                    description="Who can see the status; the account's default when absent.",
+                ),
+                OptionRule(
+                    name="sensitive",
+                    type="boolean",
+                    description="Hide the media behind a sensitive-content warning.",
+                ),
+                OptionRule(
+                    name="spoilerText",
+                    type="string",
+                    # spoiler_text; StatusLengthValidator counts it with the text against the
+                    # instance's limit (app/validators/status_length_validator.rb).
+                    counts_toward_text=True,
+                    description="A content warning shown in place of the text until opened; "
+                    "counted with the text (and with each thread reply, which carries it too).",
+                ),
+                OptionRule(
+                    name="language",
+                    type="string",
+                    # language: an ISO 639 code (statuses API page above); Mastodon ignores
+                    # codes it does not know.
+                    pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$",
+                    description="The status's language, an ISO 639 code such as `en` or `pt-BR`; "
+                    "the account's default when absent.",
+                ),
+                # Replies: in_reply_to_id.
+                thread_option(),
+                # POST /api/v2/media description: MediaAttachment::MAX_DESCRIPTION_LENGTH 1500
+                # characters (app/models/media_attachment.rb); counted in UTF-16 units, never
+                # fewer than Ruby's characters.
+                alt_texts_option(1500, "utf16"),
+            ],
+        )
+    ],
+    # Replies: in_reply_to_id; delete: DELETE /api/v1/statuses/:id (statuses API page above).
+    capabilities=Capabilities(threads=True, first_comment=True, delete=True, metrics=True),
+    # Status entity: favourites_count, replies_count, reblogs_count
+    metrics=["likes", "comments", "shares"],
+)

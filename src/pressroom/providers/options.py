@@ -1,0 +1,48 @@
+"""Target options the real adapters share: a thread's follow-up texts and media alt texts.
+
+- `options.thread`: a list of texts, posted in order as a reply chain under the main post.
+- `options.altTexts`: alternative text for the target's media, either a list in media order
+  (`null` or "" for none) or an object keyed by media id.
+
+Targets are validated against their provider's declaration before they are scheduled; these
+checks only turn a malformed value that slipped through into a permanent, explained error
+instead of a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pressroom.providers.adapter import MediaItem, ProviderError
+
+
+def thread_texts(options: dict[str, Any]) -> list[str]:
+    value = options.get("thread")
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
+        raise ProviderError("invalid_request", "options.thread must be a list of non-empty texts.")
+    return list(value)
+
+
+def alt_texts(options: dict[str, Any], media: Sequence[MediaItem]) -> list[str | None]:
+    """One alt text (or None) per media item, in the media's order."""
+    value = options.get("altTexts")
+    if value is None:
+        return [None] * len(media)
+    if isinstance(value, list):
+        if len(value) > len(media) or not all(t is None or isinstance(t, str) for t in value):
+            raise ProviderError(
+                "invalid_request",
+                "options.altTexts must list at most one text (or null) per media item.",
+            )
+        texts: list[str | None] = [t or None for t in value]
+        return texts + [None] * (len(media) - len(texts))
+    if isinstance(value, dict):
+        if not all(isinstance(t, str) for t in value.values()):
+            raise ProviderError("invalid_request", "options.altTexts values must be texts.")
+        return [value.get(str(item.id)) or None for item in media]
+    raise ProviderError(
+        "invalid_request", "options.altTexts must be a list or an object keyed by media id."
+    )

@@ -1,0 +1,1 @@
+"""Pinterest: what it accepts (declaration.py); no adapter in this deployment yet."""

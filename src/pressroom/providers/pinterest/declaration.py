@@ -1,0 +1,97 @@
+"""What Pinterest accepts, as data; every limit names the page it comes from."""
+
+from __future__ import annotations
+
+from pressroom.providers.rules import (
+    GB,
+    GIF,
+    JPEG,
+    MB,
+    MINUTE,
+    MOV,
+    MP4,
+    PNG,
+    WEBP,
+    media_rule,
+    text_rule,
+)
+from pressroom.providers.schemas import (
+    Capabilities,
+    ContentKind,
+    MediaKindRule,
+    OptionRule,
+    ProviderDeclaration,
+)
+
+# POST /v5/pins (https://developers.pinterest.com/docs/api/v5/pins-create): board_id required,
+# description up to 800 characters, title 100, link 2048, alt_text 500; carousels of 2 to 5
+# images. Media (https://help.pinterest.com/en/business/article/pinterest-product-specs): images
+# BMP, JPEG, PNG, TIFF, GIF, WEBP up to 20 MB; videos MP4, MOV, M4V up to 2 GB, 4 seconds to 15
+# minutes, aspect ratio 1:2 to 1.91:1.
+_PIN_IMAGE = MediaKindRule(max_items=1, mime_types=[JPEG, PNG, WEBP], max_bytes=20 * MB)
+_PINTEREST_OPTIONS = [
+    OptionRule(
+        name="boardId",
+        type="string",
+        required=True,
+        max_length=64,
+        unit="graphemes",
+        description="The board the pin is saved to (board_id).",
+    ),
+    OptionRule(
+        name="title", type="string", max_length=100, unit="graphemes", description="Pin title."
+    ),
+    OptionRule(
+        name="link",
+        type="string",
+        max_length=2048,
+        unit="graphemes",
+        description="Where the pin leads when clicked.",
+    ),
+    OptionRule(
+        name="altText",
+        type="string",
+        max_length=500,
+        unit="graphemes",
+        description="Alternative text for the pin's image.",
+    ),
+]
+DECLARATION = ProviderDeclaration(
+    id="pinterest",
+    name="Pinterest",
+    configured=False,
+    # https://developers.pinterest.com/docs/getting-started/authentication-and-scopes/
+    connection="oauth2",
+    content_kinds=[
+        ContentKind(
+            kind="pin",
+            text=text_rule(800),
+            media=media_rule(
+                1,
+                1,
+                image=_PIN_IMAGE,
+                gif=MediaKindRule(max_items=1, mime_types=[GIF], max_bytes=20 * MB),
+                video=MediaKindRule(
+                    max_items=1,
+                    mime_types=[MP4, MOV],
+                    max_bytes=2 * GB,
+                    min_duration_seconds=4,
+                    max_duration_seconds=15 * MINUTE,
+                    aspect_ratios=["1:2", "1.91:1"],
+                ),
+            ),
+            options=_PINTEREST_OPTIONS,
+        ),
+        ContentKind(
+            kind="carousel",
+            text=text_rule(800),
+            media=media_rule(2, 5, image=_PIN_IMAGE.model_copy(update={"max_items": 5})),
+            options=_PINTEREST_OPTIONS,
+        ),
+    ],
+    # No comment endpoint; DELETE /v5/pins/{pin_id}; GET /v5/pins/{pin_id}/analytics.
+    capabilities=Capabilities(threads=False, first_comment=False, delete=True, metrics=True),
+    # Pin analytics: IMPRESSION, SAVE, PIN_CLICK + OUTBOUND_CLICK
+    # (https://developers.pinterest.com/docs/api/v5/pins-analytics)
+    metrics=["impressions", "saves", "clicks"],
+)

@@ -1,0 +1,1 @@
+"""The sandbox: a simulated network, and the publisher of every `--simulated` channel."""

@@ -1,0 +1,63 @@
+"""What the sandbox accepts, as data; every limit names the page it comes from."""
+
+from __future__ import annotations
+
+from pressroom.providers.rules import (
+    GIF,
+    JPEG,
+    MOV,
+    MP4,
+    PNG,
+    WEBM,
+    WEBP,
+    media_rule,
+    text_rule,
+)
+from pressroom.providers.schemas import (
+    Capabilities,
+    ContentKind,
+    MediaKindRule,
+    OptionRule,
+    ProviderDeclaration,
+)
+
+# The sandbox simulator's switches (contract section 7). They are options of the sandbox's post and
+# of any channel connected with --simulated, which is validated by its real provider's declaration.
+SIMULATION_OPTIONS: tuple[OptionRule, ...] = (
+    OptionRule(
+        name="simulate",
+        type="enum",
+        values=["text_rejected", "provider_unavailable", "auth_expired"],
+        description="Make the simulated publish fail on purpose.",
+    ),
+    OptionRule(
+        name="failTimes",
+        type="integer",
+        minimum=0,
+        description="With provider_unavailable: fail this many times, then succeed.",
+    ),
+)
+# The simulated network of contract section 7: one content kind "post", 300 graphemes, no URL
+# discount, up to 4 images or 1 video, every capability, every metric.
+DECLARATION = ProviderDeclaration(
+    id="sandbox",
+    name="Sandbox",
+    configured=True,
+    connection="none",
+    content_kinds=[
+        ContentKind(
+            kind="post",
+            text=text_rule(300),
+            media=media_rule(
+                0,
+                4,
+                image=MediaKindRule(max_items=4, mime_types=[JPEG, PNG, WEBP]),
+                gif=MediaKindRule(max_items=4, mime_types=[GIF]),
+                video=MediaKindRule(max_items=1, mime_types=[MP4, MOV, WEBM], exclusive=True),
+            ),
+            options=list(SIMULATION_OPTIONS),
+        )
+    ],
+    capabilities=Capabilities(threads=True, first_comment=True, delete=True, metrics=True),
+    metrics=["impressions", "reach", "views", "likes", "comments", "shares", "saves", "clicks"],
+)

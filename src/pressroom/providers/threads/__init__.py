@@ -1,0 +1,1 @@
+"""Threads: what it accepts (declaration.py); no adapter in this deployment yet."""

@@ -1,0 +1,80 @@
+"""What Threads accepts, as data; every limit names the page it comes from."""
+
+from __future__ import annotations
+
+from pressroom.providers.rules import (
+    GB,
+    JPEG,
+    MB,
+    MINUTE,
+    MOV,
+    MP4,
+    PNG,
+    media_rule,
+    text_rule,
+)
+from pressroom.providers.schemas import (
+    Capabilities,
+    ContentKind,
+    MediaKindRule,
+    OptionRule,
+    ProviderDeclaration,
+)
+
+# Text: 500 characters (https://developers.facebook.com/docs/threads/posts). Media
+# specifications (https://developers.facebook.com/docs/threads/overview#media-specifications):
+# images JPEG or PNG, 8 MB, aspect ratio limit 10:1; videos MOV or MP4, 1 GB, 5 minutes, aspect
+# ratio 0.01:1 to 10:1. Carousels: 2 to 20 images, videos or a mix
+# (https://developers.facebook.com/docs/threads/posts#carousel-posts).
+_THREADS_IMAGE = MediaKindRule(
+    max_items=1, mime_types=[JPEG, PNG], max_bytes=8 * MB, aspect_ratios=["1:10", "10:1"]
+)
+_THREADS_VIDEO = MediaKindRule(
+    max_items=1,
+    mime_types=[MP4, MOV],
+    max_bytes=1 * GB,
+    max_duration_seconds=5 * MINUTE,
+    aspect_ratios=["0.01:1", "10:1"],
+)
+_THREADS_OPTIONS = [
+    OptionRule(
+        name="replyControl",
+        type="enum",
+        # reply_control (https://developers.facebook.com/docs/threads/reply-management)
+        values=["everyone", "accounts_you_follow", "mentioned_only"],
+        description="Who may reply; everyone when absent.",
+    )
+]
+DECLARATION = ProviderDeclaration(
+    id="threads",
+    name="Threads",
+    configured=False,
+    # Threads OAuth 2.0:
+    # https://developers.facebook.com/docs/threads/get-started
+    connection="oauth2",
+    content_kinds=[
+        ContentKind(
+            kind="post",
+            text=text_rule(500),
+            media=media_rule(0, 1, image=_THREADS_IMAGE, video=_THREADS_VIDEO),
+            options=_THREADS_OPTIONS,
+        ),
+        ContentKind(
+            kind="carousel",
+            text=text_rule(500),
+            media=media_rule(
+                2,
+                20,
+                image=_THREADS_IMAGE.model_copy(update={"max_items": 20}),
+                video=_THREADS_VIDEO.model_copy(update={"max_items": 20}),
+            ),
+            options=_THREADS_OPTIONS,
+        ),
+    ],
+    # Replies: reply_to_id; delete: DELETE /{threads-media-id}
+    # (https://developers.facebook.com/docs/threads/posts/delete-posts).
+    capabilities=Capabilities(threads=True, first_comment=True, delete=True, metrics=True),
+    # Media insights: views, likes, replies, reposts, quotes, shares
+    # (https://developers.facebook.com/docs/threads/insights)
+    metrics=["views", "likes", "comments", "shares"],
+)

@@ -1,0 +1,370 @@
+"""The X adapter: posts, threads, deletion, public metrics and health over the X API v2.
+
+- Post (https://docs.x.com/x-api/posts/create-post): `POST /2/tweets` with `text`, `media.media_ids`
+  (uploaded first, see media.py), `reply.in_reply_to_tweet_id` for the replies of a thread
+  (`options.thread`), and `reply_settings` from `options.replySettings` -> 201
+  `{"data": {"id", "text"}}`.
+- Delete: `DELETE /2/tweets/:id` (a post already gone counts as deleted).
+- Metrics: `GET /2/tweets/:id?tweet.fields=public_metrics`: impression_count -> impressions,
+  like_count -> likes, reply_count -> comments, retweet_count + quote_count -> shares,
+  bookmark_count -> saves (https://docs.x.com/x-api/fundamentals/metrics). Link clicks are a
+  non-public metric X only gives for 30 days; they are not read.
+- Health: `GET /2/users/me`.
+- Revoke (on disconnect): `POST /2/oauth2/revoke` of the refresh token, then of the access token
+  (oauth.py `revoke_token`).
+
+Duplicates. X has no idempotency key. What it has is a duplicate-content check: the same account
+posting the same text again soon after is refused with 403 "You are not allowed to create a Tweet
+with duplicate content". Pressroom relies on that check, and recovers from it: when a retried
+publish (`attempt > 1`, so an earlier attempt may have posted before failing or timing out) is
+refused as a duplicate, the adapter looks through the account's recent posts
+(`GET /2/users/:id/tweets`) for the one with the same text (and, in a thread, replying to the same
+post) and returns it as the publish's result. The first attempt never does this: a duplicate
+then is a real duplicate of something posted by other means, and fails as `duplicate_content`
+(permanent). If the recent posts cannot be read, the retry fails as `duplicate_content` too,
+rather than risk posting twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+import time
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from pressroom.kit.clock import utcnow
+from pressroom.providers.adapter import (
+    ChannelContext,
+    HealthResult,
+    ProviderError,
+    PublishRequest,
+    PublishResult,
+    Revocation,
+)
+from pressroom.providers.credentials import (
+    PROCESS_CREDENTIALS,
+    CredentialCache,
+    CredentialsChanged,
+)
+from pressroom.providers.http import MediaReader, Sleep, build_client, response_json
+from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.x.media import (
+    DEFAULT_PROCESSING_TIMEOUT,
+    DEFAULT_SEGMENT_BYTES,
+    MediaUploader,
+)
+from pressroom.providers.x.oauth import TokenSet, XApp, revoke_token
+from pressroom.providers.x.session import XSession
+
+# How many of the account's latest posts a duplicate recovery looks through.
+RECENT_POSTS = 20
+_URL = re.compile(r"https?://\S+")
+_REPLY_SETTINGS = frozenset({"following", "mentionedUsers", "subscribers", "verified"})
+
+
+def credentials_from_cli_options(
+    access_token: str,
+    refresh_token: str | None = None,
+    *,
+    expires_in: int | None = None,
+    user_id: str | None = None,
+    username: str | None = None,
+    clock: Callable[[], float] = time.time,
+) -> dict[str, Any]:
+    """Credentials of a channel connected with tokens obtained elsewhere (`--access-token`,
+    `--refresh-token`, `--expires-in`); the OAuth callback uses `oauth.exchange_code` instead."""
+    if not access_token.strip():
+        raise ValueError("an X OAuth 2.0 user access token is needed")
+    credentials = TokenSet(
+        access_token=access_token.strip(),
+        refresh_token=refresh_token.strip() if refresh_token else None,
+        expires_at=int(clock()) + expires_in if expires_in else None,
+        scope=None,
+    ).as_credentials()
+    if user_id:
+        credentials["userId"] = user_id
+    if username:
+        credentials["username"] = username.removeprefix("@")
+    return credentials
+
+
+async def verify_credentials(
+    credentials: dict[str, Any], *, app: XApp | None, http: httpx.AsyncClient | None = None
+) -> tuple[dict[str, Any], str | None]:
+    """Check a channel's tokens now (`GET /2/users/me`; a refused access token is refreshed once
+    when there is a refresh token and an app) and return the complete credentials, with the
+    account's `userId` and `username`, and its handle (`@username`). Raises ProviderError
+    (`auth_expired` for a token X refuses), so a connect fails early and stores nothing."""
+    channel = ChannelContext(
+        id=uuid.uuid4(),
+        organization_id=uuid.uuid4(),
+        provider="x",
+        handle=None,
+        simulated=False,
+        credentials=credentials,
+    )
+    client = http or build_client()
+    try:
+        session = XSession(
+            client, app, channel, cache=CredentialCache(), on_credentials_changed=None
+        )
+        body = await session.call("GET", "/2/users/me", "reading the account")
+    finally:
+        if http is None:
+            await client.aclose()
+    data = body.get("data")
+    user_id = data.get("id") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(user_id, str) or not user_id:
+        raise ProviderError("provider_unavailable", "X answered /2/users/me without an id.")
+    verified = {**session.credentials, "userId": user_id}
+    username = data.get("username")
+    if isinstance(username, str) and username:
+        verified["username"] = username
+        return verified, f"@{username}"
+    return verified, None
+
+
+def normalized_text(text: str) -> str:
+    """Text as compared for duplicate recovery: X answers with `&amp;`-style entities, URLs
+    rewritten to t.co links and a media link appended, so entities are decoded, URLs dropped
+    and whitespace collapsed on both sides."""
+    return " ".join(_URL.sub(" ", html.unescape(text)).split())
+
+
+class XAdapter:
+    """Publishes as the account that authorised the channel's OAuth 2.0 user token."""
+
+    provider = "x"
+
+    def __init__(
+        self,
+        *,
+        app: XApp | None,
+        read_media: MediaReader,
+        on_credentials_changed: CredentialsChanged | None = None,
+        http: httpx.AsyncClient | None = None,
+        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], datetime] = utcnow,
+        segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+    ) -> None:
+        """`app` refreshes expired tokens (without it, an expired token is `auth_expired`)."""
+        self._app = app
+        self._read_media = read_media
+        self._on_credentials_changed = on_credentials_changed
+        self._owns_http = http is None
+        self._http = http or build_client()
+        self._cache = credential_cache
+        self._sleep = sleep
+        self._clock = clock
+        self._segment_bytes = segment_bytes
+        self._processing_timeout = processing_timeout
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    def _session(self, channel: ChannelContext) -> XSession:
+        return XSession(
+            self._http,
+            self._app,
+            channel,
+            cache=self._cache,
+            on_credentials_changed=self._on_credentials_changed,
+            clock=lambda: self._clock().timestamp(),
+        )
+
+    async def publish(self, request: PublishRequest) -> PublishResult:
+        session = self._session(request.channel)
+        texts = [request.text, *thread_texts(request.options)]
+        alts = alt_texts(request.options, request.media)
+        common: dict[str, Any] = {}
+        reply_settings = request.options.get("replySettings")
+        if reply_settings is not None:
+            if reply_settings not in _REPLY_SETTINGS:
+                raise ProviderError(
+                    "invalid_request",
+                    f"options.replySettings must be one of {sorted(_REPLY_SETTINGS)}.",
+                )
+            common["reply_settings"] = reply_settings
+
+        uploader = MediaUploader(
+            session,
+            self._read_media,
+            self._sleep,
+            segment_bytes=self._segment_bytes,
+            processing_timeout=self._processing_timeout,
+        )
+        first_id: str | None = None
+        previous: str | None = None
+        for position, text in enumerate(texts):
+            body: dict[str, Any] = {"text": text, **common}
+            if position == 0 and request.media:
+                media_ids = [
+                    await uploader.upload(item, alt, index)
+                    for index, (item, alt) in enumerate(zip(request.media, alts, strict=True))
+                ]
+                body["media"] = {"media_ids": media_ids}
+            if previous is not None:
+                body["reply"] = {"in_reply_to_tweet_id": previous}
+            previous = await self._post(session, body, position, request.attempt)
+            first_id = first_id or previous
+        assert first_id is not None
+        return PublishResult(
+            provider_post_id=first_id,
+            url=self._post_url(session, request.channel, first_id),
+            published_at=self._clock(),
+        )
+
+    async def _post(
+        self, session: XSession, body: dict[str, Any], position: int, attempt: int
+    ) -> str:
+        action = "creating the post" if position == 0 else f"creating thread post {position + 1}"
+        response = await session.request("POST", "/2/tweets", action, json=body)
+        if response.is_success:
+            data = response_json(response).get("data")
+            post_id = data.get("id") if isinstance(data, dict) else None
+            if not isinstance(post_id, str):
+                raise ProviderError(
+                    "provider_unavailable", f"X answered {action} without a post id."
+                )
+            return post_id
+        error = session.classify(response, action)
+        if error.code == "duplicate_content" and attempt > 1:
+            reply = body.get("reply")
+            found = await self._find_recent(
+                session, body["text"], reply["in_reply_to_tweet_id"] if reply else None
+            )
+            if found is not None:
+                return found
+        raise error
+
+    async def _find_recent(
+        self, session: XSession, text: str, in_reply_to: str | None
+    ) -> str | None:
+        """The account's recent post with this text (replying to `in_reply_to`), if any."""
+        action = "looking for the post an earlier attempt made"
+        try:
+            user_id = await self._user_id(session)
+            response = await session.request(
+                "GET",
+                f"/2/users/{user_id}/tweets",
+                action,
+                params={
+                    "max_results": str(RECENT_POSTS),
+                    "tweet.fields": "created_at,referenced_tweets",
+                    "exclude": "retweets",
+                },
+            )
+        except ProviderError:
+            return None
+        if not response.is_success:
+            return None
+        posts = response_json(response).get("data")
+        wanted = normalized_text(text)
+        for post in posts if isinstance(posts, list) else []:
+            if not isinstance(post, dict) or normalized_text(str(post.get("text", ""))) != wanted:
+                continue
+            replied_to = next(
+                (
+                    ref.get("id")
+                    for ref in post.get("referenced_tweets") or []
+                    if isinstance(ref, dict) and ref.get("type") == "replied_to"
+                ),
+                None,
+            )
+            if replied_to == in_reply_to and isinstance(post.get("id"), str):
+                found: str = post["id"]
+                return found
+        return None
+
+    async def _user_id(self, session: XSession) -> str:
+        user_id = session.credentials.get("userId")
+        if isinstance(user_id, str) and user_id:
+            return user_id
+        me = await session.call("GET", "/2/users/me", "reading the account")
+        data = me.get("data")
+        found = data.get("id") if isinstance(data, dict) else None
+        if not isinstance(found, str):
+            raise ProviderError("provider_unavailable", "X answered /2/users/me without an id.")
+        return found
+
+    def _post_url(self, session: XSession, channel: ChannelContext, post_id: str) -> str:
+        username = session.credentials.get("username") or (channel.handle or "").lstrip("@")
+        if username:
+            return f"https://x.com/{username}/status/{post_id}"
+        return f"https://x.com/i/web/status/{post_id}"
+
+    async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
+        session = self._session(channel)
+        action = "deleting the post"
+        response = await session.request("DELETE", f"/2/tweets/{provider_post_id}", action)
+        if response.is_success or response.status_code == 404:
+            return
+        raise session.classify(response, action)
+
+    async def fetch_metrics(
+        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
+    ) -> dict[str, int]:
+        body = await self._session(channel).call(
+            "GET",
+            f"/2/tweets/{provider_post_id}",
+            "reading the post's public metrics",
+            params={"tweet.fields": "public_metrics"},
+        )
+        data = body.get("data")
+        metrics = data.get("public_metrics") if isinstance(data, dict) else None
+        if not isinstance(metrics, dict):
+            # A deleted or hidden post answers 200 with only `errors` (resource-not-found).
+            raise ProviderError(
+                "not_found",
+                f"X no longer shows post {provider_post_id}; it may have been deleted.",
+            )
+        return {
+            "impressions": _count(metrics, "impression_count"),
+            "likes": _count(metrics, "like_count"),
+            "comments": _count(metrics, "reply_count"),
+            "shares": _count(metrics, "retweet_count") + _count(metrics, "quote_count"),
+            "saves": _count(metrics, "bookmark_count"),
+        }
+
+    async def check_health(self, channel: ChannelContext) -> HealthResult:
+        try:
+            await self._session(channel).call("GET", "/2/users/me", "checking the token")
+        except ProviderError as error:
+            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
+            return HealthResult(state, error.message)
+        return HealthResult("healthy")
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """Revoke the refresh token, then the access token: the refresh token first, so a
+        failure halfway never leaves behind a token that can mint new access tokens. Revoking
+        needs the deployment's X app (its client id): without it, `unsupported`."""
+        credentials = self._cache.current(channel, "refreshToken")
+        tokens = [
+            (token, hint)
+            for token, hint in (
+                (credentials.get("refreshToken"), "refresh_token"),
+                (credentials.get("accessToken"), "access_token"),
+            )
+            if isinstance(token, str) and token
+        ]
+        if not tokens:
+            return "nothing_to_revoke"
+        if self._app is None:
+            return "unsupported"
+        for token, hint in tokens:
+            await revoke_token(self._app, token, token_type_hint=hint, http=self._http)
+        return "revoked"
+
+
+def _count(metrics: dict[str, Any], key: str) -> int:
+    value = metrics.get(key)
+    return value if isinstance(value, int) and value >= 0 else 0

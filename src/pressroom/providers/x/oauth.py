@@ -1,0 +1,271 @@
+"""OAuth 2.0 Authorization Code with PKCE for X, storage-agnostic.
+
+Follows https://docs.x.com/resources/fundamentals/authentication/oauth-2-0/authorization-code
+and .../user-access-token:
+
+1. `start_authorization(app)` returns the URL to send the person to
+   (`https://x.com/i/oauth2/authorize?response_type=code&client_id=...&redirect_uri=...
+   &scope=...&state=...&code_challenge=...&code_challenge_method=S256`), the random `state`
+   and the PKCE `code_verifier` (RFC 7636: 43-128 unreserved characters; the challenge is the
+   base64url SHA-256 of the verifier, without padding). The caller keeps `state -> verifier`
+   wherever it likes (a short-lived row, a signed cookie) until the callback.
+2. On the callback, the caller checks the returned `state` with `states_match` and calls
+   `exchange_code(app, code, verifier)`: `POST https://api.x.com/2/oauth2/token` with
+   `grant_type=authorization_code`. A confidential client authenticates with HTTP Basic
+   (client id and secret); a public client sends only its `client_id`. The answer holds an
+   access token valid `expires_in` seconds (two hours) and, with the `offline.access` scope, a
+   refresh token. The account is then read with `GET /2/users/me`.
+3. `refresh_access_token` trades the refresh token for a new pair
+   (`grant_type=refresh_token`); X rotates the refresh token, so the old one is dead once used:
+   the adapter reports the new credentials at once (`on_credentials_changed`).
+
+Credentials dict: `{"accessToken", "refreshToken", "expiresAt" (Unix seconds), "scope",
+"userId", "username"}`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import (
+    build_client,
+    response_json,
+    safe_detail,
+    status_failure,
+    transport_failure,
+)
+
+AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
+TOKEN_URL = "https://api.x.com/2/oauth2/token"
+REVOKE_URL = "https://api.x.com/2/oauth2/revoke"
+ME_URL = "https://api.x.com/2/users/me"
+# Post, read the account, upload media, and get a refresh token (docs.x.com, OAuth 2.0 scopes).
+DEFAULT_SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
+PROVIDER = "X"
+
+
+@dataclass(frozen=True)
+class XApp:
+    """The deployment's X app (developer portal, "User authentication settings")."""
+
+    client_id: str
+    client_secret: str | None = field(default=None, repr=False)
+    redirect_uri: str | None = None
+    scopes: tuple[str, ...] = DEFAULT_SCOPES
+
+    def token_auth(self) -> httpx.BasicAuth | None:
+        if self.client_secret:
+            return httpx.BasicAuth(self.client_id, self.client_secret)
+        return None
+
+
+@dataclass(frozen=True)
+class PendingAuthorization:
+    """Keep `code_verifier` server-side under `state` until the callback; never show it."""
+
+    url: str
+    state: str
+    code_verifier: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class TokenSet:
+    access_token: str = field(repr=False)
+    refresh_token: str | None = field(repr=False)
+    expires_at: int | None
+    scope: str | None
+
+    def as_credentials(self) -> dict[str, Any]:
+        credentials: dict[str, Any] = {"accessToken": self.access_token}
+        if self.refresh_token:
+            credentials["refreshToken"] = self.refresh_token
+        if self.expires_at is not None:
+            credentials["expiresAt"] = self.expires_at
+        if self.scope:
+            credentials["scope"] = self.scope
+        return credentials
+
+
+def new_code_verifier() -> str:
+    # 64 random bytes -> 86 base64url characters, all in RFC 7636's unreserved set.
+    return secrets.token_urlsafe(64)
+
+
+def code_challenge(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def start_authorization(
+    app: XApp, *, redirect_uri: str | None = None, state: str | None = None
+) -> PendingAuthorization:
+    redirect = redirect_uri or app.redirect_uri
+    if not redirect:
+        raise ValueError("an OAuth redirect URI is needed (XApp.redirect_uri or redirect_uri=)")
+    state = state or secrets.token_urlsafe(32)
+    verifier = new_code_verifier()
+    query = urlencode(
+        {
+            "response_type": "code",
+            "client_id": app.client_id,
+            "redirect_uri": redirect,
+            "scope": " ".join(app.scopes),
+            "state": state,
+            "code_challenge": code_challenge(verifier),
+            "code_challenge_method": "S256",
+        }
+    )
+    return PendingAuthorization(f"{AUTHORIZE_URL}?{query}", state, verifier)
+
+
+def states_match(expected: str, received: str | None) -> bool:
+    """Constant-time comparison of the stored and the returned `state`."""
+    return received is not None and hmac.compare_digest(expected.encode(), received.encode())
+
+
+async def exchange_code(
+    app: XApp,
+    code: str,
+    code_verifier: str,
+    *,
+    redirect_uri: str | None = None,
+    http: httpx.AsyncClient | None = None,
+    clock: Callable[[], float] = time.time,
+) -> dict[str, Any]:
+    """Trade the callback's `code` for tokens and return the channel's credentials dict
+    (with `userId` and `username` of the account that authorised)."""
+    redirect = redirect_uri or app.redirect_uri
+    if not redirect:
+        raise ValueError("the redirect URI of the authorization request is needed")
+    client = http or build_client()
+    try:
+        tokens = await _token_request(
+            client,
+            app,
+            {
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": redirect,
+                "code_verifier": code_verifier,
+            },
+            "exchanging the authorization code",
+            clock,
+        )
+        credentials = tokens.as_credentials()
+        try:
+            response = await client.get(
+                ME_URL, headers={"Authorization": f"Bearer {tokens.access_token}"}
+            )
+        except httpx.HTTPError as exc:
+            raise transport_failure(exc, PROVIDER, "reading the account") from None
+        if not response.is_success:
+            raise status_failure(response, PROVIDER, "reading the account", "")
+        user = response_json(response).get("data")
+        if isinstance(user, dict):
+            credentials.update(userId=str(user.get("id", "")), username=user.get("username"))
+        return credentials
+    finally:
+        if http is None:
+            await client.aclose()
+
+
+async def refresh_access_token(
+    http: httpx.AsyncClient,
+    app: XApp,
+    refresh_token: str,
+    *,
+    clock: Callable[[], float] = time.time,
+) -> TokenSet:
+    return await _token_request(
+        http,
+        app,
+        {"grant_type": "refresh_token", "refresh_token": refresh_token},
+        "refreshing the access token",
+        clock,
+        secrets_=(refresh_token,),
+    )
+
+
+async def revoke_token(
+    app: XApp,
+    token: str,
+    *,
+    token_type_hint: str | None = None,
+    http: httpx.AsyncClient | None = None,
+) -> None:
+    """Revoke an access or refresh token (on disconnect): `POST /2/oauth2/revoke` with
+    `token`, `client_id` and `token_type_hint` (`access_token` or `refresh_token`), a
+    confidential client authenticating with HTTP Basic like at the token endpoint. A token
+    already dead revokes as a success (RFC 7009 section 2.2: the server answers 200 for an
+    invalid token). Raises ProviderError when X could not be told."""
+    action = "revoking the token"
+    client = http or build_client()
+    try:
+        data = {"token": token, "client_id": app.client_id}
+        if token_type_hint:
+            data["token_type_hint"] = token_type_hint
+        response = await client.post(
+            REVOKE_URL, data=data, auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT
+        )
+    except httpx.HTTPError as exc:
+        raise transport_failure(exc, PROVIDER, action) from None
+    finally:
+        if http is None:
+            await client.aclose()
+    if response.is_success:
+        return
+    body = response_json(response)
+    described = body.get("error_description") or body.get("error") or ""
+    detail = safe_detail(described, (token, app.client_secret))
+    raise status_failure(response, PROVIDER, action, detail)
+
+
+async def _token_request(
+    http: httpx.AsyncClient,
+    app: XApp,
+    form: Mapping[str, str],
+    action: str,
+    clock: Callable[[], float],
+    secrets_: tuple[str, ...] = (),
+) -> TokenSet:
+    data = {**form, "client_id": app.client_id}
+    try:
+        response = await http.post(
+            TOKEN_URL, data=data, auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT
+        )
+    except httpx.HTTPError as exc:
+        raise transport_failure(exc, PROVIDER, action) from None
+    body = response_json(response)
+    if not response.is_success:
+        described = body.get("error_description") or body.get("error") or ""
+        detail = safe_detail(described, (*secrets_, app.client_secret, form.get("code")))
+        if response.status_code in (400, 401):
+            # invalid_grant / invalid_request: the code or refresh token is spent or revoked.
+            raise ProviderError(
+                "auth_expired",
+                f"X refused {action} ({detail or 'invalid grant'}). Reconnect the channel.",
+            )
+        raise status_failure(response, PROVIDER, action, detail)
+    access = body.get("access_token")
+    if not isinstance(access, str) or not access:
+        raise ProviderError("provider_unavailable", f"X answered {action} without a token.")
+    refresh = body.get("refresh_token")
+    expires_in = body.get("expires_in")
+    scope = body.get("scope")
+    return TokenSet(
+        access_token=access,
+        refresh_token=refresh if isinstance(refresh, str) else None,
+        expires_at=int(clock()) + expires_in if isinstance(expires_in, int) else None,
+        scope=scope if isinstance(scope, str) else None,
+    )

@@ -1,0 +1,1 @@
+"""YouTube: what it accepts (declaration.py); no adapter in this deployment yet."""
