@@ -10,13 +10,13 @@ from fastapi import APIRouter, Response
 from pydantic import EmailStr
 from sqlalchemy import select
 
+from pressroom.auth.models import Member
 from pressroom.http.access import PostsRead, PostsWrite
+from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.errors import field_error
 from pressroom.kit.pagination import Collection, Pagination, paginate
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.schema import APIInput, APIModel, UTCDatetime
 from pressroom.tenant import service as tenant_service
-from pressroom.auth.models import Member
 
 router = APIRouter(route_class=PressroomRoute, prefix="/api/v1/test")
 

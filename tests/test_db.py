@@ -6,10 +6,10 @@ import asyncio
 
 from sqlalchemy import select, text
 
+from pressroom.auth.models import Organization
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant_service
-from pressroom.auth.models import Organization
 
 
 async def test_a_long_autocommit_read_never_blocks_a_writer(runtime: Runtime):

@@ -21,10 +21,10 @@ from pressroom.channels.connect import callback_router as connect_callback_route
 from pressroom.channels.connect import router as connect_router
 from pressroom.channels.routes import router as channels_router
 from pressroom.config import Settings
-from pressroom.kit.errors import PressroomError
 from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
 from pressroom.http.problems import as_problem, problem_page, problem_response
+from pressroom.kit.errors import PressroomError
 from pressroom.media.routes import router as media_router
 from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router

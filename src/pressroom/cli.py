@@ -15,13 +15,13 @@ import typer
 from pressroom.audit import service as audit
 from pressroom.audit.service import CLI_ACTOR
 from pressroom.auth import service as auth
+from pressroom.auth.models import Member, Organization
 from pressroom.auth.scopes import SCOPES, parse_scopes
 from pressroom.config import Settings
 from pressroom.db import migrate, unit_of_work
 from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant
-from pressroom.auth.models import Member, Organization
 
 T = TypeVar("T")
 

@@ -7,7 +7,7 @@ from pressroom.analytics.models import (
     TargetMetrics,
 )
 from pressroom.audit.models import AuditEntry, AuditHead
-from pressroom.auth.models import ApiKey
+from pressroom.auth.models import ApiKey, Member, Organization
 from pressroom.channels.models import (
     Channel,
     ChannelAuthorization,
@@ -19,7 +19,6 @@ from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 from pressroom.publishing.models import SandboxPublication
-from pressroom.auth.models import Member, Organization
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 __all__ = [

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import func, select
 
 from pressroom.audit.models import AuditEntry
+from pressroom.auth.models import Member
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from pressroom.auth.models import Member
 from tests.factories import Tenant
 
 URL = "/api/v1/test/members"

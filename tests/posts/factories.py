@@ -11,11 +11,11 @@ import httpx
 from sqlalchemy import func, select
 
 from pressroom.db import unit_of_work
-from pressroom.publishing import queue
 from pressroom.posts.models import PostTarget
-from pressroom.publishing.queue import ClaimedTarget, Outcome, Recorded
 from pressroom.providers.adapter import ChannelContext, PublishRequest, PublishResult
+from pressroom.publishing import queue
 from pressroom.publishing.models import SandboxPublication
+from pressroom.publishing.queue import ClaimedTarget, Outcome, Recorded
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event

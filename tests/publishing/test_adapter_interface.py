@@ -12,7 +12,6 @@ import httpx
 import pytest
 
 from pressroom.config import Settings
-from pressroom.publishing import worker
 from pressroom.providers.adapter import (
     ERROR_CODES,
     ChannelContext,
@@ -21,6 +20,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
 )
+from pressroom.publishing import worker
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant

@@ -13,11 +13,11 @@ from sqlalchemy import select, update
 
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
-from pressroom.publishing import queue
 from pressroom.posts.models import PostTarget
-from pressroom.publishing.queue import Outcome
 from pressroom.providers.adapter import ProviderError
+from pressroom.publishing import queue
 from pressroom.publishing.models import SandboxPublication
+from pressroom.publishing.queue import Outcome
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel

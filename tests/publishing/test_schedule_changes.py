@@ -18,8 +18,8 @@ from sqlalchemy import select
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
-from pressroom.publishing.queue import Outcome
 from pressroom.providers.adapter import ProviderError, PublishResult
+from pressroom.publishing.queue import Outcome
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant

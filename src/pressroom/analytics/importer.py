@@ -26,9 +26,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from pressroom.analytics.metrics import DERIVED_METRICS, RAW_METRICS
 from pressroom.analytics.recording import Observation, record
 from pressroom.channels.models import Channel
+from pressroom.http.problems import field_name
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
-from pressroom.http.problems import field_name
 from pressroom.kit.schema import APIInput, AwareDatetime
 from pressroom.posts.checks import check_labels
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic

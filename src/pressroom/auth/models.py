@@ -32,7 +32,6 @@ class Member(IdMixin, TimestampMixin, Base):
     role: Mapped[str] = mapped_column(String(16))
 
 
-
 class ApiKey(IdMixin, TimestampMixin, Base):
     __tablename__ = "api_keys"
 

@@ -13,12 +13,11 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from pressroom.auth.models import ApiKey
+from pressroom.auth.models import ApiKey, Member, Organization
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import as_utc
-from pressroom.auth.models import Member, Organization
 
 KEY_PREFIX = "prk_"
 # prk_ + 43 base64url characters = 256 random bits.

@@ -40,11 +40,11 @@ from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
-from pressroom.providers.declarations import PROVIDER_IDS
-from pressroom.providers.mastodon import oauth as mastodon_oauth
 from pressroom.providers import x as x_oauth
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.http import safe_detail
+from pressroom.providers.mastodon import oauth as mastodon_oauth
 from pressroom.providers.mastodon.oauth import MastodonApp
 from pressroom.providers.registry import configured_providers, x_app
 from pressroom.providers.x.oauth import new_code_verifier

@@ -19,15 +19,15 @@ from starlette.responses import Response
 
 from pressroom.audit import service as audit
 from pressroom.audit.service import Actor
-from pressroom.http.access import ChannelsWrite
 from pressroom.channels import authorization
 from pressroom.channels import service as channels
 from pressroom.channels.authorization import ClaimedAuthorization
 from pressroom.channels.schemas import Channel, ConnectionStart, ConnectionStarted
 from pressroom.db import unit_of_work
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.http.access import ChannelsWrite
 from pressroom.http.openapi import error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, UnitOfWork
+from pressroom.kit.errors import PressroomError, field_error
 from pressroom.kit.schema import format_utc
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.runtime import Runtime

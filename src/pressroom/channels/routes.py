@@ -7,13 +7,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pressroom.http.access import ChannelsRead, ChannelsWrite
 from pressroom.channels import service
 from pressroom.channels.disconnecting import disconnect_channel as disconnect
 from pressroom.channels.schemas import Channel, DeletedChannel
+from pressroom.http.access import ChannelsRead, ChannelsWrite
 from pressroom.http.openapi import error_responses
-from pressroom.kit.pagination import Collection, Pagination
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.kit.pagination import Collection, Pagination
 
 ChannelId = Annotated[uuid.UUID, Path(alias="channelId", description="The channel's id.")]
 

@@ -21,8 +21,8 @@ from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import not_found
 from pressroom.kit.notify import Notifier
 from pressroom.kit.pagination import PageParams, paginate
-from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.registry import configured_providers, revoked_at_provider
 from pressroom.webhooks.outbox import emit_event
 

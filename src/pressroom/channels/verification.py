@@ -22,8 +22,8 @@ import httpx
 
 from pressroom.config import Settings
 from pressroom.providers import bluesky, x
-from pressroom.providers.mastodon import adapter as mastodon
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.mastodon import adapter as mastodon
 from pressroom.providers.mastodon.oauth import check_instance_url
 from pressroom.providers.registry import x_app
 

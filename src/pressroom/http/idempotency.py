@@ -20,10 +20,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.responses import Response
 
 from pressroom.db import dialect_name, unit_of_work
+from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import PressroomError, field_error
-from pressroom.http.idempotency_models import IdempotencyRecord
 
 HEADER = "idempotency-key"
 # How long a claim may run before another request may take it over (a crashed node).

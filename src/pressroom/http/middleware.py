@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pressroom.http.problems import problem_response
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.ids import uuid7
-from pressroom.http.problems import problem_response
 from pressroom.kit.ratelimit import Decision
 
 if TYPE_CHECKING:

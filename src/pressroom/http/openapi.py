@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from pressroom.kit.errors import PROBLEMS
 from pressroom.http.idempotency import IDEMPOTENT_OPERATIONS
+from pressroom.kit.errors import PROBLEMS
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 

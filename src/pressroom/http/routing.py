@@ -18,17 +18,17 @@ from starlette.responses import Response
 
 from pressroom.audit import service as audit
 from pressroom.audit.service import Actor, AuditNote
+from pressroom.auth.service import Principal
+from pressroom.db import unit_of_work
+from pressroom.http import idempotency
 from pressroom.http.access import (
     BodyRoleCheck,
     body_role_check_of,
     check_access,
     requirements_of,
 )
-from pressroom.auth.service import Principal
-from pressroom.db import unit_of_work
-from pressroom.http import idempotency
-from pressroom.kit.errors import field_error
 from pressroom.http.problems import as_problem, problem_response
+from pressroom.kit.errors import field_error
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -16,11 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response, StreamingResponse
 
-from pressroom.http.access import MediaRead, MediaWrite
 from pressroom.http import idempotency
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.http.access import MediaRead, MediaWrite
 from pressroom.http.openapi import error_responses
-from pressroom.kit.pagination import Collection, Pagination
 from pressroom.http.routing import (
     Audit,
     LazyUnitOfWork,
@@ -29,6 +27,8 @@ from pressroom.http.routing import (
     Session,
     claim_idempotency,
 )
+from pressroom.kit.errors import PressroomError, field_error
+from pressroom.kit.pagination import Collection, Pagination
 from pressroom.media import service
 from pressroom.media.models import MediaAsset
 from pressroom.media.multipart import (

@@ -7,16 +7,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 
+from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.http.access import (
     PostsRead,
     PostsWrite,
     insufficient_role,
     manager_only_when,
 )
-from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.http.openapi import error_responses
-from pressroom.kit.pagination import Collection, Pagination
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.kit.pagination import Collection, Pagination
 from pressroom.posts import service
 from pressroom.posts.creating import create_post as create
 from pressroom.posts.schemas import DeletedPost, Post, PostCreate, PostStatus, PostUpdate, QueryTime

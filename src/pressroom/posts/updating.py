@@ -9,9 +9,9 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.http.access import insufficient_role
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal
+from pressroom.http.access import insufficient_role
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError, PressroomError, not_found, validation_error
 from pressroom.kit.ids import uuid7

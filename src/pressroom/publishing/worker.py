@@ -35,8 +35,6 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.notify import wait_for_work
 from pressroom.media.models import MediaAsset
 from pressroom.media.repository import get_assets
-from pressroom.publishing import queue
-from pressroom.publishing.queue import ClaimedTarget, Outcome
 from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.providers.adapter import (
     ChannelContext,
@@ -45,6 +43,8 @@ from pressroom.providers.adapter import (
     PublishRequest,
 )
 from pressroom.providers.registry import adapter_for
+from pressroom.publishing import queue
+from pressroom.publishing.queue import ClaimedTarget, Outcome
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

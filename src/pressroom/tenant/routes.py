@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pressroom.http.access import WorkspaceRead
 from pressroom.auth.scopes import SCOPES
+from pressroom.http.access import WorkspaceRead
 from pressroom.http.openapi import error_responses
 from pressroom.http.routing import PressroomRoute
 from pressroom.tenant.schemas import Tenant, TenantCredential, TenantMember

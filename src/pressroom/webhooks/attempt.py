@@ -21,8 +21,8 @@ import httpx
 
 from pressroom.kit.clock import utcnow
 from pressroom.kit.outbound.destination import DestinationBlocked
-from pressroom.webhooks.signing import signature_header
 from pressroom.kit.outbound.transport import DeliveryClient
+from pressroom.webhooks.signing import signature_header
 
 log = logging.getLogger(__name__)
 

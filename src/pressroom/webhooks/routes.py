@@ -9,11 +9,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, Request, Response
 
 from pressroom.http.access import WebhooksManage, WebhooksRead
+from pressroom.http.openapi import error_responses
+from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import not_found
-from pressroom.http.openapi import error_responses
 from pressroom.kit.pagination import Collection, Pagination, paginate
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.webhooks import repository, service
 from pressroom.webhooks.models import Delivery
 from pressroom.webhooks.models import DeliveryAttempt as AttemptRow

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
+from pressroom.kit.outbound.destination import parse_resolve_overrides
+from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
 from pressroom.webhooks import queue
 from pressroom.webhooks.attempt import (
     AttemptResult,
@@ -34,10 +36,8 @@ from pressroom.webhooks.attempt import (
     internal_failure,
     perform_attempt,
 )
-from pressroom.kit.outbound.destination import parse_resolve_overrides
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
 from pressroom.webhooks.retention import SWEEP_INTERVAL_SECONDS, sweep_webhooks
-from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime
