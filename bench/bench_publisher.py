@@ -185,9 +185,9 @@ async def ceiling(
     database_url: str, data_dir: Path, calls: int, latency_ms: float, workers: int
 ) -> dict[str, Any]:
     """The sandbox adapter called directly, `concurrency` calls in flight, no publisher."""
+    from pressroom.channels.adapters import adapter_for
     from pressroom.config import Settings
     from pressroom.providers.adapter import ChannelContext, PublishRequest
-    from pressroom.providers.registry import adapter_for
     from pressroom.runtime import Runtime
 
     defaults = Settings()

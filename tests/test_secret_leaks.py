@@ -44,7 +44,8 @@ from pressroom.kit.logs import JSONFormatter
 from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event
-from pressroom.workers.runner import WorkerRunner, default_loops
+from pressroom.workers.loops import default_loops
+from pressroom.workers.runner import WorkerRunner
 from tests.channels.factories import connect_channel
 from tests.media.factories import CONTENT_TYPE, FormPart, multipart_body, png_bytes
 from tests.posts.factories import cancel_queued_targets

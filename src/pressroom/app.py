@@ -31,7 +31,9 @@ from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
 from pressroom.tenant.routes import router as tenant_router
 from pressroom.webhooks.routes import router as webhooks_router
-from pressroom.workers.runner import WorkerRunner, default_loops
+from pressroom.wiring import wire
+from pressroom.workers.loops import default_loops
+from pressroom.workers.runner import WorkerRunner
 
 API_ROUTERS: list[APIRouter] = [
     tenant_router,
@@ -54,7 +56,7 @@ def create_app(
     run_workers: bool = False,
 ) -> FastAPI:
     settings = settings or (runtime.settings if runtime else Settings())
-    runtime = runtime or Runtime.build(settings)
+    runtime = wire(runtime or Runtime.build(settings))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -631,7 +631,8 @@ async def _with_fresh_runtime(
 @app.command()
 def worker(as_json: JsonFlag = False) -> None:
     """Run the background workers only (any number of these may run at once)."""
-    from pressroom.workers.runner import WorkerRunner, default_loops
+    from pressroom.workers.loops import default_loops
+    from pressroom.workers.runner import WorkerRunner
 
     settings = Settings()
     configure_logging(settings.log_level)

@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 from pydantic import ByteSize, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pressroom.kit.outbound.destination import parse_resolve_overrides
+
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
@@ -84,10 +86,8 @@ class Settings(BaseSettings):
     @field_validator("webhook_resolve")
     @classmethod
     def _check_webhook_resolve(cls, value: str | None) -> str | None:
-        # Here, not at the top: settings sit below every domain. A malformed value stops the
-        # process at start-up instead of failing each endpoint creation and delivery.
-        from pressroom.kit.outbound.destination import parse_resolve_overrides
-
+        # A malformed value stops the process at start-up instead of failing each endpoint
+        # creation and delivery.
         parse_resolve_overrides(value)
         return value
 

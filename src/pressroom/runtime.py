@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -20,8 +22,21 @@ from pressroom.config import Settings
 from pressroom.db import create_engine, make_sessionmaker
 from pressroom.kit.crypto import SecretBox, digest_api_key, load_or_create_server_key
 from pressroom.kit.notify import Notifier
+from pressroom.kit.outbound.api import build_api_client
 from pressroom.kit.ratelimit import RateLimiter
-from pressroom.providers.network import build_provider_client
+
+# A channel was disconnected: (session, runtime, channel id, reason), in the disconnect's
+# transaction.
+ChannelGone = Callable[[AsyncSession, "Runtime", uuid.UUID, str], Awaitable[object]]
+
+
+@dataclass
+class Hooks:
+    """Use cases a domain triggers in a domain above it, which it cannot import: the composition
+    root (`pressroom.wiring`) hands them in."""
+
+    # The channels domain calls these when a channel is disconnected (posts fail its targets).
+    channel_gone: list[ChannelGone] = field(default_factory=list)
 
 
 @dataclass
@@ -32,6 +47,7 @@ class Runtime:
     limiter: RateLimiter
     box: SecretBox
     notifier: Notifier = field(default_factory=Notifier)
+    hooks: Hooks = field(default_factory=Hooks)
 
     async def authenticate(self, raw_key: str) -> Principal | None:
         """The principal for an API key (the per-request lookup of every API call)."""
@@ -72,7 +88,7 @@ class Runtime:
         """The process's HTTP client for provider APIs, shared by every adapter call (made on
         first use; closed with the runtime)."""
         if self._provider_http is None:
-            self._provider_http = build_provider_client(
+            self._provider_http = build_api_client(
                 connections_per_host=self.settings.publisher_concurrency
             )
         return self._provider_http

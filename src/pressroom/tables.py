@@ -18,7 +18,7 @@ from pressroom.db import Base
 from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
-from pressroom.publishing.models import SandboxPublication
+from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 __all__ = [

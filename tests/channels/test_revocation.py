@@ -40,7 +40,7 @@ from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
-from pressroom.workers.runner import default_loops
+from pressroom.workers.loops import default_loops
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from pressroom.media.service import staging_dir
 from pressroom.media.worker import STALE_AFTER_SECONDS, remove_stale_staged, sweep_staging
 from pressroom.runtime import Runtime
-from pressroom.workers.runner import default_loops
+from pressroom.workers.loops import default_loops
 
 
 def staged(directory: Path, name: str, age_seconds: float) -> Path:

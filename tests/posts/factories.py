@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
 from pressroom.providers.adapter import ChannelContext, PublishRequest, PublishResult
+from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.publishing import queue
-from pressroom.publishing.models import SandboxPublication
 from pressroom.publishing.queue import ClaimedTarget, Outcome, Recorded
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
@@ -267,7 +267,7 @@ async def publish_as(
     runtime: Runtime, claimed: ClaimedTarget, channel: uuid.UUID, tenant: Tenant
 ) -> PublishResult:
     """The sandbox network receives the claimed target's publish."""
-    from pressroom.providers.registry import adapter_for
+    from pressroom.channels.adapters import adapter_for
 
     context = sandbox_context(channel, tenant)
     return await adapter_for(context, runtime).publish(request_for(claimed, channel, tenant))

@@ -16,7 +16,8 @@ from pressroom.config import Settings
 from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
-from pressroom.workers.runner import Loop, WorkerRunner, default_loops
+from pressroom.workers.loops import default_loops
+from pressroom.workers.runner import Loop, WorkerRunner
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.posts.factories import get_post, iso, post_body

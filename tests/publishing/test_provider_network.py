@@ -7,10 +7,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from pressroom.kit.outbound.api import build_api_client as build_provider_client
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.http import RefusedDestination, transport_failure
 from pressroom.providers.mastodon.adapter import verify_credentials
-from pressroom.providers.network import build_provider_client
 
 
 @pytest.mark.parametrize(

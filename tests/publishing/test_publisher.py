@@ -15,8 +15,8 @@ from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.publishing import queue
-from pressroom.publishing.models import SandboxPublication
 from pressroom.publishing.queue import Outcome
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime

@@ -12,13 +12,13 @@ from fastapi import FastAPI
 from pydantic import SecretStr
 
 from pressroom.app import create_app
+from pressroom.channels.adapters import adapter_for
 from pressroom.config import Settings
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.registry import (
     UnconfiguredAdapter,
-    adapter_for,
     configured_providers,
     x_app,
 )
@@ -61,11 +61,6 @@ async def test_a_provider_without_an_adapter_fails_permanently(runtime: Runtime)
     assert isinstance(adapter, UnconfiguredAdapter)
     health = await adapter.check_health(context("pinterest"))
     assert health.state == "degraded"
-
-
-def test_a_real_adapter_without_the_runtime_says_what_is_missing() -> None:
-    adapter = adapter_for(context("bluesky"))
-    assert isinstance(adapter, UnconfiguredAdapter)
 
 
 async def test_real_adapters_share_the_runtimes_client_which_closes_with_it(

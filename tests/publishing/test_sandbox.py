@@ -9,16 +9,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from pressroom.channels.adapters import adapter_for
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.providers.adapter import ChannelContext, ProviderError, PublishRequest
 from pressroom.providers.registry import (
     UnconfiguredAdapter,
-    adapter_for,
     configured_providers,
 )
 from pressroom.providers.sandbox.adapter import SandboxAdapter, simulated_metrics
-from pressroom.publishing.models import SandboxPublication
+from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -139,8 +139,8 @@ def test_metrics_are_deterministic_and_grow_with_time():
     assert simulated_metrics(post_id, T0, T0) == dict.fromkeys(hour, 0)
 
 
-async def test_a_simulated_channel_reports_only_its_providers_metrics():
-    metrics = await adapter_for(channel("bluesky", simulated=True)).fetch_metrics(
+async def test_a_simulated_channel_reports_only_its_providers_metrics(runtime: Runtime):
+    metrics = await adapter_for(channel("bluesky", simulated=True), runtime).fetch_metrics(
         channel("bluesky", simulated=True), "abc", T0
     )
     assert set(metrics) == {"likes", "comments", "shares"}
@@ -156,14 +156,16 @@ async def test_delete_removes_the_post_and_a_second_delete_is_not_found(runtime:
     assert raised.value.code == "not_found"
 
 
-def test_the_registry_gives_the_simulator_to_the_sandbox_and_simulated_channels():
-    assert isinstance(adapter_for(channel()), SandboxAdapter)
-    assert isinstance(adapter_for(channel("x", simulated=True)), SandboxAdapter)
+def test_the_registry_gives_the_simulator_to_the_sandbox_and_simulated_channels(runtime: Runtime):
+    assert isinstance(adapter_for(channel(), runtime), SandboxAdapter)
+    assert isinstance(adapter_for(channel("x", simulated=True), runtime), SandboxAdapter)
 
 
-async def test_a_provider_without_an_adapter_fails_permanently_and_never_succeeds():
+async def test_a_provider_without_an_adapter_fails_permanently_and_never_succeeds(
+    runtime: Runtime,
+):
     context = channel("pinterest")
-    adapter = adapter_for(context)
+    adapter = adapter_for(context, runtime)
     assert isinstance(adapter, UnconfiguredAdapter)
     with pytest.raises(ProviderError) as raised:
         await adapter.publish(request(context))

@@ -24,7 +24,7 @@ from pressroom.db import unit_of_work
 from pressroom.posts.creating import create_post
 from pressroom.posts.models import PostTarget
 from pressroom.posts.schemas import PostCreate
-from pressroom.publishing.models import SandboxPublication
+from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant

@@ -11,7 +11,7 @@ import pytest
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
-from pressroom.webhooks.worker import webhook_loops
+from pressroom.workers.loops import webhook_loops
 from pressroom.workers.runner import WorkerRunner
 
 from .factories import settle_queue

@@ -396,7 +396,7 @@ async def test_disabled_endpoint_receives_nothing_and_resumes_when_enabled(
     assert created_while_disabled == []
 
     # Prove the worker is running and sending, to another endpoint, while this one is held.
-    from pressroom.webhooks.worker import webhook_loops
+    from pressroom.workers.loops import webhook_loops
 
     running = WorkerRunner(runtime, webhook_loops(), grace_seconds=5)
     await running.start()
@@ -461,7 +461,7 @@ async def test_each_delivery_to_a_healthy_receiver_arrives_exactly_once(
 ):
     """Two delivery workers share the queue (on PostgreSQL they claim concurrently, with SKIP
     LOCKED); on the normal path nothing is sent twice."""
-    from pressroom.webhooks.worker import webhook_loops
+    from pressroom.workers.loops import webhook_loops
 
     paths = [(await subscribe(client, tenant, receiver))[1] for _ in range(2)]
     second = WorkerRunner(runtime, webhook_loops(), grace_seconds=10)

@@ -176,7 +176,7 @@ async def test_two_concurrent_replays_exactly_one_wins(
         assert sorted(r.status_code for r in responses) == [202, 409]
         (loser,) = [r for r in responses if r.status_code == 409]
         assert loser.json()["code"] == "replay_in_progress"
-    from pressroom.webhooks.worker import webhook_loops
+    from pressroom.workers.loops import webhook_loops
 
     restarted = WorkerRunner(runtime, webhook_loops(), grace_seconds=5)
     await restarted.start()
@@ -462,7 +462,7 @@ async def test_racing_replays_in_concurrent_transactions_exactly_one_wins(
     assert queued["status"] == "pending"
     assert len(queued["attempts"]) == 1
 
-    from pressroom.webhooks.worker import webhook_loops
+    from pressroom.workers.loops import webhook_loops
 
     restarted = WorkerRunner(runtime, webhook_loops(), grace_seconds=5)
     await restarted.start()

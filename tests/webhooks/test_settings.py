@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
 from pressroom.webhooks import verify
-from pressroom.webhooks.worker import webhook_loops
+from pressroom.workers.loops import webhook_loops
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 

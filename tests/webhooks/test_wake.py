@@ -11,8 +11,8 @@ import pytest
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
-from pressroom.webhooks import worker as worker_module
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
+from pressroom.workers import loops as worker_module
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 

@@ -31,10 +31,10 @@ from pressroom.analytics.polls import DuePoll
 from pressroom.analytics.recording import Observation, clean_values, record
 from pressroom.analytics.schedule import POLL_HORIZON
 from pressroom.channels import service as channels
+from pressroom.channels.adapters import adapter_for
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import ChannelContext, ProviderAdapter, ProviderError
-from pressroom.providers.registry import adapter_for
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ FULL_SCAN_EVERY = timedelta(hours=1)
 # Idle workers look for due polls this often (slots are minutes apart).
 POLL_INTERVAL = 15.0
 
-AdapterFactory = Callable[[ChannelContext, Runtime | None], ProviderAdapter]
+AdapterFactory = Callable[[ChannelContext, Runtime], ProviderAdapter]
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """disconnectChannel: the channel goes, and what was waiting to be published on it fails.
 
-Kept apart from service.py because it spans two domains: posts depend on channels (a post
-names channels), so the channel service itself must not import the post service."""
+Failing the targets is the posts domain's use case, and posts depend on channels (a post names
+channels), so channels cannot import it: the process's composition root (`pressroom.wiring`)
+hands it in as a hook on the runtime, called in the disconnect's own transaction."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service
 from pressroom.channels.service import Disconnection
-from pressroom.posts import service as posts
 from pressroom.runtime import Runtime
 
 
@@ -21,6 +21,9 @@ async def disconnect_channel(
     """Erase the credentials (queueing provider tokens for revocation), emit
     channel.disconnected.v1, and fail the channel's unpublished targets with
     `channel_disconnected` (each with its post.failed.v1)."""
+    if not runtime.hooks.channel_gone:
+        # A disconnect that left its targets waiting forever would be a silent loss.
+        raise RuntimeError("no handler for disconnected channels: build the runtime with wiring")
     disconnection = await service.disconnect(
         session,
         notifier=runtime.notifier,
@@ -29,12 +32,10 @@ async def disconnect_channel(
         channel_id=channel_id,
     )
     channel = disconnection.channel
-    await posts.fail_targets_of_channel(
-        session,
-        runtime,
-        channel.id,
-        code="channel_disconnected",
-        message=f"The {channel.provider} channel {channel.name!r} was disconnected before this "
-        "target was published.",
+    message = (
+        f"The {channel.provider} channel {channel.name!r} was disconnected before this target "
+        "was published."
     )
+    for hook in runtime.hooks.channel_gone:
+        await hook(session, runtime, channel.id, message)
     return disconnection

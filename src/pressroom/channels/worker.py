@@ -25,11 +25,11 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import repository
+from pressroom.channels.adapters import revoke_credentials
 from pressroom.channels.models import CredentialRevocation
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import ChannelContext, ProviderError, Revocation
-from pressroom.providers.registry import revoke_credentials
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

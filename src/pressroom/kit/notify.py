@@ -16,8 +16,6 @@ from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import Session
 
-from pressroom.db import dialect_name
-
 log = logging.getLogger(__name__)
 
 _PENDING = "pressroom_pending_notifications"
@@ -34,7 +32,7 @@ class Notifier:
 
     async def notify(self, session: AsyncSession, channel: str) -> None:
         """Announce new work on `channel` once the session's transaction commits."""
-        if dialect_name(session) == "postgresql":
+        if session.get_bind().dialect.name == "postgresql":
             await session.execute(text("SELECT pg_notify(:c, '')"), {"c": channel})
         pending: set[str] = session.sync_session.info.setdefault(_PENDING, set())
         if not pending:
@@ -112,6 +110,30 @@ class Notifier:
 
 def _clear_pending(sync_session: Session) -> None:
     sync_session.info.pop(_PENDING, None)
+
+
+class Signal:
+    """A wake-up a loop's owner keeps for itself (say, "results ready to record"), apart from
+    the work announced on the loop's channel: `set()` wakes the loop that hosts it, and the owner
+    tells on its next run whether it fired with `consume()`."""
+
+    def __init__(self) -> None:
+        self._fired = False
+        self._waiters: list[asyncio.Event] = []
+
+    def attach(self, waiter: asyncio.Event) -> None:
+        """Wake `waiter` (the hosting loop's) on every `set()`."""
+        self._waiters.append(waiter)
+
+    def set(self) -> None:
+        self._fired = True
+        for waiter in self._waiters:
+            waiter.set()
+
+    def consume(self) -> bool:
+        """Whether the signal fired since the last call."""
+        fired, self._fired = self._fired, False
+        return fired
 
 
 async def wait_for_work(waiter: asyncio.Event, seconds: float) -> None:

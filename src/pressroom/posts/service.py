@@ -122,6 +122,15 @@ async def delete_post(
     return before
 
 
+async def fail_targets_of_disconnected_channel(
+    session: AsyncSession, runtime: Runtime, channel_id: uuid.UUID, message: str
+) -> None:
+    """The runtime's `channel_gone` hook (see pressroom.wiring)."""
+    await fail_targets_of_channel(
+        session, runtime, channel_id, code="channel_disconnected", message=message
+    )
+
+
 async def fail_targets_of_channel(
     session: AsyncSession, runtime: Runtime, channel_id: uuid.UUID, *, code: str, message: str
 ) -> int:

@@ -9,21 +9,27 @@ streaming multipart body so that a 100 MB video is never held in memory to be up
 from __future__ import annotations
 
 import email.utils
-import functools
 import math
 import re
 import secrets
-import ssl
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import httpcore
 import httpx
 
 from pressroom.kit.logs import scrub
+from pressroom.kit.outbound.api import DEFAULT_TIMEOUT, USER_AGENT, tls_context
+from pressroom.kit.outbound.transport import RefusedDestination
 from pressroom.providers.adapter import MediaItem, ProviderError
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "USER_AGENT",
+    "RefusedDestination",
+    "tls_context",
+]
 
 # Media bytes come from the media domain, through a callable the caller injects (the adapter
 # never knows where files are stored): `read_media(item)` yields the stored file's bytes.
@@ -31,19 +37,10 @@ MediaReader = Callable[[MediaItem], AsyncIterator[bytes]]
 # Waiting between polls of a provider's media processing. Injected so tests never sleep.
 Sleep = Callable[[float], Awaitable[None]]
 
-# Reads and small writes answer within seconds; a large upload may take minutes to send.
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0, write=300.0)
-USER_AGENT = "Pressroom (self-hosted social publishing)"
 # Provider error text quoted in our messages is cut here: enough to act on, never a dump.
 MAX_DETAIL_LENGTH = 300
 # Numeric reset headers above this are Unix times (2001-09-09 onwards), below it are delays.
 _EPOCH_THRESHOLD = 1_000_000_000
-
-
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    # Loading the CA bundle takes ~0.1 s; adapters may be built for every call, so once a process.
-    return httpx.create_ssl_context()
 
 
 def build_client(
@@ -126,16 +123,6 @@ def safe_detail(text: object, secrets_: Iterable[str | None] = ()) -> str:
     if len(detail) > MAX_DETAIL_LENGTH:
         detail = detail[: MAX_DETAIL_LENGTH - 1] + "…"
     return detail
-
-
-class RefusedDestination(httpcore.ConnectError):
-    """A provider host that must not be contacted: it resolves to a loopback, private or
-    otherwise non-public address (see network.py). `reason` names the host and the address,
-    never a URL path or query."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def transport_failure(exc: httpx.HTTPError, provider: str, action: str) -> ProviderError:

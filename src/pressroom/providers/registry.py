@@ -1,25 +1,28 @@
 """Which adapter acts for a channel, and which providers this deployment can publish to.
 
 The publisher, the metrics poller and the channel health check all go through
-`adapter_for(channel, runtime)`: this module is the only place that picks an adapter. The
+`adapter_for(channel, services)`: this module is the only place that picks an adapter. The
 sandbox, and every channel connected with `--simulated`, get the simulator; Bluesky, Mastodon
-and X get their real adapters (`REAL_ADAPTERS`), wired to the process's shared HTTP client, its
-media storage and the channel's encrypted credential store. A channel whose provider has no
-adapter in this deployment gets one that fails every call with an actionable, permanent error.
+and X get their real adapters (`REAL_ADAPTERS`). What an adapter needs from the rest of the
+process (the shared HTTP client, a reader of stored media, a store for refreshed credentials)
+comes in as `AdapterServices`, which the channels domain composes (`channels.adapters`): this
+module imports no domain. A channel whose provider has no adapter in this deployment gets one
+that fails every call with an actionable, permanent error.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
-from pressroom.db import unit_of_work
-from pressroom.media import service as media
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from pressroom.config import Settings
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
-    MediaItem,
     ProviderAdapter,
     ProviderError,
     PublishRequest,
@@ -36,12 +39,26 @@ from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.x import XAdapter, XApp
 
-if TYPE_CHECKING:
-    from pressroom.config import Settings
-    from pressroom.runtime import Runtime
 
-# provider id -> factory of its real adapter, built per call around the runtime's shared parts.
-AdapterFactory = Callable[[ChannelContext, "Runtime"], ProviderAdapter]
+@dataclass(frozen=True)
+class AdapterServices:
+    """What adapters use of the process, handed in by the caller."""
+
+    settings: Settings
+    # The process's shared client for provider APIs (made on first use).
+    http: Callable[[], httpx.AsyncClient]
+    # The database, where the simulated network keeps what it received.
+    engine: AsyncEngine
+    reader: AsyncEngine
+    # Bytes and inspected dimensions of the channel's organization's media.
+    read_media: MediaReader
+    media_dimensions: MediaDimensions
+    # Stores refreshed tokens (Bluesky sessions, X OAuth tokens) at once.
+    store_credentials: CredentialsChanged
+
+
+# provider id -> factory of its real adapter, built per call around the process's shared parts.
+AdapterFactory = Callable[[ChannelContext, AdapterServices], ProviderAdapter]
 
 
 def x_app(settings: Settings | None, *, redirect_uri: str | None = None) -> XApp | None:
@@ -56,28 +73,28 @@ def x_app(settings: Settings | None, *, redirect_uri: str | None = None) -> XApp
     )
 
 
-def _bluesky(channel: ChannelContext, runtime: Runtime) -> ProviderAdapter:
+def _bluesky(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
     return BlueskyAdapter(
-        read_media=_media_reader(runtime),
-        on_credentials_changed=_credentials_store(runtime),
-        media_dimensions=_media_dimensions(runtime, channel),
-        http=runtime.provider_http,
+        read_media=services.read_media,
+        on_credentials_changed=services.store_credentials,
+        media_dimensions=services.media_dimensions,
+        http=services.http(),
     )
 
 
-def _mastodon(channel: ChannelContext, runtime: Runtime) -> ProviderAdapter:
+def _mastodon(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
     # Mastodon access tokens do not expire and are never rotated: nothing to store back.
-    return MastodonAdapter(read_media=_media_reader(runtime), http=runtime.provider_http)
+    return MastodonAdapter(read_media=services.read_media, http=services.http())
 
 
-def _x(channel: ChannelContext, runtime: Runtime) -> ProviderAdapter:
+def _x(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
     # Without the X app an access token cannot be refreshed: it works until it expires, then
     # the channel needs reconnecting (the adapter says so).
     return XAdapter(
-        app=x_app(runtime.settings),
-        read_media=_media_reader(runtime),
-        on_credentials_changed=_credentials_store(runtime),
-        http=runtime.provider_http,
+        app=x_app(services.settings),
+        read_media=services.read_media,
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
     )
 
 
@@ -106,31 +123,20 @@ def configured_providers(settings: Settings | None = None) -> frozenset[str]:
     return frozenset(configured)
 
 
-def adapter_for(channel: ChannelContext, runtime: Runtime | None = None) -> ProviderAdapter:
-    """The adapter that acts for `channel`.
-
-    Pass the process's `runtime` wherever one exists: the sandbox keeps its published posts
-    in the database and takes its latency from the settings, and the real adapters use its
-    HTTP client, media storage and credential store. Without it, the sandbox can still report
-    metrics and health, but cannot publish or delete, and a real network cannot be reached."""
+def adapter_for(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    """The adapter that acts for `channel`."""
     if channel.simulated or channel.provider == "sandbox":
         declaration = DECLARATIONS.get(channel.provider)
         return SandboxAdapter(
-            runtime.engine if runtime is not None else None,
-            autocommit=runtime.reader if runtime is not None else None,
-            latency_seconds=(runtime.settings.sandbox_latency_ms / 1000) if runtime else 0.0,
+            services.engine,
+            autocommit=services.reader,
+            latency_seconds=services.settings.sandbox_latency_ms / 1000,
             metrics=list(declaration.metrics) if declaration is not None else list(ALL_METRICS),
         )
     factory = REAL_ADAPTERS.get(channel.provider)
     if factory is None:
         return UnconfiguredAdapter(channel.provider)
-    if runtime is None:
-        return UnconfiguredAdapter(
-            channel.provider,
-            f"The {channel.provider} adapter needs the process runtime (its HTTP client, media "
-            "storage and credential store); this caller has none.",
-        )
-    return factory(channel, runtime)
+    return factory(channel, services)
 
 
 def revoked_at_provider(provider: str, simulated: bool) -> bool:
@@ -139,51 +145,13 @@ def revoked_at_provider(provider: str, simulated: bool) -> bool:
     return not simulated and provider in REAL_ADAPTERS
 
 
-async def revoke_credentials(channel: ChannelContext, runtime: Runtime) -> Revocation:
+async def revoke_credentials(channel: ChannelContext, services: AdapterServices) -> Revocation:
     """Revoke a disconnected channel's tokens through its adapter; `unsupported` when the
     adapter has no way to. Raises ProviderError."""
-    adapter = adapter_for(channel, runtime)
+    adapter = adapter_for(channel, services)
     if not isinstance(adapter, RevokingAdapter):
         return "unsupported"
     return await adapter.revoke(channel)
-
-
-def _media_reader(runtime: Runtime) -> MediaReader:
-    storage = media.storage_for(runtime.settings)
-
-    def read(item: MediaItem) -> AsyncIterator[bytes]:
-        return storage.open_read(item.storage_key)
-
-    return read
-
-
-def _media_dimensions(runtime: Runtime, channel: ChannelContext) -> MediaDimensions:
-    """Width and height of an asset as the media domain inspected them (Bluesky sends them as
-    the embed's aspect ratio, videos included)."""
-
-    async def dimensions(item: MediaItem) -> tuple[int, int] | None:
-        async with runtime.sessions() as session:
-            assets = await media.get_assets(session, channel.organization_id, [item.id])
-        asset = assets.get(item.id)
-        if asset is None or not asset.width or not asset.height:
-            return None
-        return (asset.width, asset.height)
-
-    return dimensions
-
-
-def _credentials_store(runtime: Runtime) -> CredentialsChanged:
-    """Refreshed tokens (Bluesky sessions, X OAuth tokens) are stored encrypted at once, in
-    their own short transaction: the provider has already invalidated the old ones."""
-
-    async def store(channel: ChannelContext, credentials: dict[str, Any]) -> None:
-        # Imported here: the channels service asks this module which providers are configured.
-        from pressroom.channels import service as channels
-
-        async with unit_of_work(runtime.sessions) as session:
-            await channels.store_credentials(session, runtime.box, channel.id, credentials)
-
-    return store
 
 
 class UnconfiguredAdapter:

@@ -29,6 +29,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
+from pressroom.channels.adapters import adapter_for
 from pressroom.channels.models import Channel
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
@@ -42,7 +43,6 @@ from pressroom.providers.adapter import (
     ProviderError,
     PublishRequest,
 )
-from pressroom.providers.registry import adapter_for
 from pressroom.publishing import queue
 from pressroom.publishing.queue import ClaimedTarget, Outcome
 from pressroom.runtime import Runtime

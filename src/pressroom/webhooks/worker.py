@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
+from pressroom.kit.notify import Signal
 from pressroom.kit.outbound.destination import parse_resolve_overrides
 from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
 from pressroom.webhooks import queue
@@ -37,11 +38,9 @@ from pressroom.webhooks.attempt import (
     perform_attempt,
 )
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
-from pressroom.webhooks.retention import SWEEP_INTERVAL_SECONDS, sweep_webhooks
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime
-    from pressroom.workers.runner import Loop
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +89,9 @@ class DeliveryWorker:
         self._retries_due: list[float] = []
         self._next_lease_check = 0.0
         self._recorder: asyncio.Task[None] | None = None
-        # Why the loop was woken since its last run (see _worth_claiming).
-        self._waking_self = False
-        self._woken_by_self = False
+        # Finished attempts wait to be recorded (set by this worker; wakes its loop).
+        self.results_ready = Signal()
+        # Deliveries were announced on the channel since the last run (see _worth_claiming).
         self._new_work = False
         self._maybe_more: dict[uuid.UUID, bool] = {}
         self._secrets: OrderedDict[str, str] = OrderedDict()
@@ -147,19 +146,16 @@ class DeliveryWorker:
         Always, unless the only reason to run is this worker's own attempts finishing: then
         only once some endpoint has sent everything it holds locally, so a busy endpoint is
         refilled in batches rather than one claim per finished attempt."""
-        own_wake_only = self._woken_by_self and not self._new_work
-        self._woken_by_self = self._new_work = False
+        results_ready = self.results_ready.consume()
+        own_wake_only = results_ready and not self._new_work
+        self._new_work = False
         if not own_wake_only:
             return True
         return any(n <= self.in_flight_per_endpoint for n in self._held.values()) or not self._held
 
     def _on_notified(self) -> None:
-        # Called for every wake of the channel: new events, enabled endpoints, replays, retry
-        # timers, and this worker's own record wakes (which set `_waking_self` first).
-        if self._waking_self:
-            self._woken_by_self = True
-        else:
-            self._new_work = True
+        # Called for every wake of the channel: new events, enabled endpoints, replays, retries.
+        self._new_work = True
 
     def _start_recorder(self, runtime: Runtime) -> None:
         """Record finished attempts in a task of their own, on another connection, so the
@@ -270,7 +266,7 @@ class DeliveryWorker:
         self._finished.append(result)
         self._start_waiting(endpoint_id, client, runtime)
         if not self._waiting.get(endpoint_id) and self._maybe_more.pop(endpoint_id, False):
-            self._poke()
+            self.results_ready.set()
         self._wake_to_record()
 
     def _signing_secrets(self, delivery: ClaimedDelivery, box: SecretBox) -> list[str]:
@@ -299,16 +295,7 @@ class DeliveryWorker:
     def _wake(self) -> None:
         """Wake the loop to record finished attempts (not, by itself, to claim)."""
         self._record_timer = None
-        self._poke()
-
-    def _poke(self) -> None:
-        """Wake the loop from inside this worker (see _on_notified)."""
-        if self._runtime is not None:
-            self._waking_self = True
-            try:
-                self._runtime.notifier.wake(DELIVERIES_CHANNEL)
-            finally:
-                self._waking_self = False
+        self.results_ready.set()
 
     def _wake_to_record(self) -> None:
         """Wake the loop soon, so finished attempts are recorded together."""
@@ -397,21 +384,3 @@ class DeliveryWorker:
         if self._runtime is not None:
             self._runtime.notifier.wake(DELIVERIES_CHANNEL)
         self._arm_retry_timer()
-
-
-def webhook_loops() -> list[Loop]:
-    """The delivery worker (woken on new deliveries) and the retention sweeper."""
-    # Here, not at the top: the runner imports this module to list its loops.
-    from pressroom.workers.runner import Loop
-
-    deliveries = DeliveryWorker()
-    return [
-        Loop(
-            "webhook-delivery",
-            deliveries.run_once,
-            interval=POLL_INTERVAL_SECONDS,
-            channel=DELIVERIES_CHANNEL,
-            on_stop=deliveries.close,
-        ),
-        Loop("webhook-retention", sweep_webhooks, interval=SWEEP_INTERVAL_SECONDS),
-    ]

@@ -1,8 +1,9 @@
-"""Hosts the background loops (publisher, webhook delivery, metrics poller, sweepers).
+"""Hosts background loops; which loops a worker node runs is `workers.loops`'s list.
 
-A loop does one batch of work per call and says whether it found any; when idle it sleeps
-until new work is announced on its channel or its poll interval passes. Rows are the queue,
-so stopping loses nothing: on SIGTERM each loop finishes its current batch and exits."""
+A loop is a callable a domain hands over: it does one batch of work per call and says whether
+it found any; when idle it sleeps until new work is announced on its channel, one of its own
+signals is set, or its poll interval passes. Rows are the queue, so stopping loses nothing: on
+SIGTERM each loop finishes its current batch and exits. This module knows no domain."""
 
 from __future__ import annotations
 
@@ -12,21 +13,9 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from pressroom.analytics.worker import POLL_INTERVAL as METRICS_POLL_INTERVAL
-from pressroom.analytics.worker import MetricsPoller
-from pressroom.channels.service import REVOCATIONS_CHANNEL
-from pressroom.channels.worker import POLL_INTERVAL as REVOCATION_POLL_INTERVAL
-from pressroom.channels.worker import revoke_disconnected_credentials
-from pressroom.db import unit_of_work
-from pressroom.http.idempotency import purge_expired
-from pressroom.kit.notify import wait_for_work
-from pressroom.media.worker import SWEEP_INTERVAL_SECONDS, sweep_staging
-from pressroom.posts.service import PUBLISHER_CHANNEL
-from pressroom.publishing.worker import publish_due_targets
-from pressroom.webhooks.worker import webhook_loops
+from pressroom.kit.notify import Signal, wait_for_work
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime
@@ -45,32 +34,8 @@ class Loop:
     channel: str | None = None
     # Called once when the loop stops (after its last batch), to finish work it holds.
     on_stop: Callable[[Runtime], Awaitable[None]] | None = None
-
-
-async def _purge_idempotency(runtime: Runtime) -> bool:
-    retention = timedelta(seconds=runtime.settings.idempotency_retention_seconds)
-    async with unit_of_work(runtime.sessions) as session:
-        removed = await purge_expired(session, retention)
-    if removed:
-        log.info("purged idempotency records", extra={"count": removed})
-    return False
-
-
-def default_loops() -> list[Loop]:
-    """Every loop a worker node runs. Domains add theirs here."""
-    return [
-        Loop("idempotency-sweeper", _purge_idempotency, interval=600.0),
-        Loop("media-staging-sweeper", sweep_staging, interval=SWEEP_INTERVAL_SECONDS),
-        *webhook_loops(),
-        Loop("publisher", publish_due_targets, interval=1.0, channel=PUBLISHER_CHANNEL),
-        Loop("metrics-poller", MetricsPoller(), interval=METRICS_POLL_INTERVAL),
-        Loop(
-            "credential-revoker",
-            revoke_disconnected_credentials,
-            interval=REVOCATION_POLL_INTERVAL,
-            channel=REVOCATIONS_CHANNEL,
-        ),
-    ]
+    # Wake-ups the loop's owner sets from inside the process (not announced to others).
+    signals: tuple[Signal, ...] = ()
 
 
 class WorkerRunner:
@@ -92,6 +57,8 @@ class WorkerRunner:
     async def _run(self, loop: Loop) -> None:
         waiter = self.runtime.notifier.waiter(loop.channel or f"timer:{loop.name}")
         self._waiters.append((loop.channel or f"timer:{loop.name}", waiter))
+        for wake in loop.signals:
+            wake.attach(waiter)
         failures = 0
         while not self._stopping.is_set():
             try:

@@ -1,6 +1,6 @@
-"""The HTTP client that sends webhook deliveries.
+"""Outbound HTTP pinned to vetted addresses: webhook deliveries and provider API calls.
 
-Each attempt goes: `client.vet_destination(url)` resolves the host and checks every answer (a
+A webhook attempt goes: `client.vet_destination(url)` resolves the host and checks every answer (a
 non-public one raises DestinationBlocked), then `client.post(url, ...)` connects to the vetted
 address, while TLS (SNI, certificate check) and the Host header keep using the name. This closes
 the gap a separate "resolve, check, then let the OS resolve again" would leave for DNS rebinding.
@@ -138,6 +138,15 @@ class _SocketCachingStream(httpcore.AsyncNetworkStream):
         return self._socket  # type: ignore[no-any-return]
 
 
+class RefusedDestination(httpcore.ConnectError):
+    """A host that must not be contacted: it resolves to a loopback, private or otherwise
+    non-public address. `reason` names the host and the address, never a URL path or query."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
     """Connects each host to the address vetted for it, never to a fresh OS resolution.
 
@@ -150,10 +159,16 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         self,
         overrides: Mapping[str, tuple[str, int]] | None = None,
         backend: httpcore.AsyncNetworkBackend | None = None,
+        *,
+        vet_every_connection: bool = False,
     ) -> None:
         self._overrides = {normalize_hostname(h): a for h, a in (overrides or {}).items()}
         self._backend = backend if backend is not None else httpcore.AnyIOBackend()
         self._vetted: dict[tuple[str, int], tuple[str, int]] = {}
+        # Webhook attempts vet the destination before each send (`DeliveryClient`) and connect
+        # to that answer; API clients have no such step, so every new connection resolves and
+        # vets its host afresh (APIs sit behind CDNs whose addresses change).
+        self._vet_every_connection = vet_every_connection
 
     async def vet(self, host: str, port: int) -> tuple[str, int]:
         """Resolve `host` now, check every answer, and record the address to connect to.
@@ -191,11 +206,13 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        address = self.vetted_address(host, port)
+        address = None if self._vet_every_connection else self.vetted_address(host, port)
         if address is None:
             try:
                 async with asyncio.timeout(timeout):
                     address = await self.vet(host, port)
+            except DestinationBlocked as exc:
+                raise self._refusal(exc.reason) from None
             except TimeoutError as exc:
                 raise httpcore.ConnectTimeout(f"resolving {host} timed out") from exc
             except OSError as exc:
@@ -216,7 +233,14 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        raise DestinationBlocked("webhooks are never delivered over a Unix socket")
+        raise self._refusal("nothing is sent over a Unix socket")
+
+    def _refusal(self, reason: str) -> Exception:
+        """Webhook attempts report a blocked destination as such (DestinationBlocked, which
+        passes through httpx unchanged); API clients see a ConnectError whose cause says why."""
+        if self._vet_every_connection:
+            return RefusedDestination(reason)
+        return DestinationBlocked(reason)
 
     async def sleep(self, seconds: float) -> None:
         await self._backend.sleep(seconds)

@@ -36,7 +36,7 @@ from pressroom.providers.adapter import (
     PublishResult,
     Revocation,
 )
-from pressroom.publishing.models import SandboxPublication
+from pressroom.providers.sandbox.models import SandboxPublication
 
 URL_TEMPLATE = "https://sandbox.invalid/p/{provider_post_id}"
 ALL_METRICS = ("impressions", "reach", "views", "likes", "comments", "shares", "saves", "clicks")

@@ -1,0 +1,79 @@
+"""The adapter that acts for a channel, wired to this process.
+
+The provider registry picks the adapter and imports no domain; here the channels domain hands
+it what adapters use: the process's HTTP client and database, the media of the channel's
+organization, and a store for refreshed credentials (which belong to the channel)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pressroom.channels.service import store_credentials
+from pressroom.db import unit_of_work
+from pressroom.media import service as media
+from pressroom.providers import registry
+from pressroom.providers.adapter import ChannelContext, MediaItem, ProviderAdapter, Revocation
+from pressroom.providers.bluesky.media import MediaDimensions
+from pressroom.providers.credentials import CredentialsChanged
+from pressroom.providers.http import MediaReader
+from pressroom.runtime import Runtime
+
+
+def adapter_for(channel: ChannelContext, runtime: Runtime) -> ProviderAdapter:
+    """The adapter that acts for `channel` in this process."""
+    return registry.adapter_for(channel, adapter_services(runtime, channel.organization_id))
+
+
+async def revoke_credentials(channel: ChannelContext, runtime: Runtime) -> Revocation:
+    """Revoke a disconnected channel's tokens at its network (see registry.revoke_credentials)."""
+    services = adapter_services(runtime, channel.organization_id)
+    return await registry.revoke_credentials(channel, services)
+
+
+def adapter_services(runtime: Runtime, organization_id: uuid.UUID) -> registry.AdapterServices:
+    return registry.AdapterServices(
+        settings=runtime.settings,
+        http=lambda: runtime.provider_http,
+        engine=runtime.engine,
+        reader=runtime.reader,
+        read_media=_media_reader(runtime),
+        media_dimensions=_media_dimensions(runtime, organization_id),
+        store_credentials=_credentials_store(runtime),
+    )
+
+
+def _media_reader(runtime: Runtime) -> MediaReader:
+    storage = media.storage_for(runtime.settings)
+
+    def read(item: MediaItem) -> AsyncIterator[bytes]:
+        return storage.open_read(item.storage_key)
+
+    return read
+
+
+def _media_dimensions(runtime: Runtime, organization_id: uuid.UUID) -> MediaDimensions:
+    """Width and height of an asset as the media domain inspected them (Bluesky sends them as
+    the embed's aspect ratio, videos included)."""
+
+    async def dimensions(item: MediaItem) -> tuple[int, int] | None:
+        async with runtime.sessions() as session:
+            assets = await media.get_assets(session, organization_id, [item.id])
+        asset = assets.get(item.id)
+        if asset is None or not asset.width or not asset.height:
+            return None
+        return (asset.width, asset.height)
+
+    return dimensions
+
+
+def _credentials_store(runtime: Runtime) -> CredentialsChanged:
+    """Refreshed tokens are stored encrypted at once, in their own short transaction: the
+    provider has already invalidated the old ones."""
+
+    async def store(channel: ChannelContext, credentials: dict[str, Any]) -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            await store_credentials(session, runtime.box, channel.id, credentials)
+
+    return store
