@@ -136,8 +136,7 @@ async def setup(runtime: object, url: str) -> tuple[object, object]:
     async with unit_of_work(runtime.sessions) as session:  # type: ignore[attr-defined]
         issued = await service.create_endpoint(
             session,
-            runtime.box,  # type: ignore[attr-defined]
-            runtime.settings,  # type: ignore[attr-defined]
+            runtime,  # type: ignore[arg-type]
             tenant.organization_id,
             WebhookEndpointCreate(url=url, events=["post.published.v1"]),
         )

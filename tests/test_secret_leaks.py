@@ -257,7 +257,7 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
     async with unit_of_work(runtime.sessions) as session:
         await channels.store_credentials(
             session,
-            runtime.box,
+            runtime,
             uuid.UUID(sandbox_channel["id"]),
             {"accessToken": tokens[0], "refreshToken": tokens[1]},
         )

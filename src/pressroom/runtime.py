@@ -1,4 +1,6 @@
-"""What one process holds: settings, the database engine, counters, the server key."""
+"""What one process holds: settings, the database engine, counters, the server key.
+
+A use case takes `(session, runtime, ...)`, never loose pieces of it (README: Architecture)."""
 
 from __future__ import annotations
 

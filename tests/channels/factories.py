@@ -23,9 +23,7 @@ async def connect_channel(
     async with unit_of_work(runtime.sessions) as session:
         channel = await channels.connect(
             session,
-            notifier=runtime.notifier,
-            retention_seconds=runtime.settings.webhook_retention_seconds,
-            box=runtime.box,
+            runtime,
             organization_id=organization_id,
             provider=provider,
             name=name or f"{provider} {uuid.uuid4().hex[:6]}",

@@ -92,9 +92,7 @@ async def connect(
     async with unit_of_work(runtime.sessions) as session:
         channel = await channels.connect(
             session,
-            notifier=runtime.notifier,
-            retention_seconds=runtime.settings.webhook_retention_seconds,
-            box=runtime.box,
+            runtime,
             organization_id=tenant.organization_id,
             provider=provider,
             name=f"{provider} {uuid.uuid4().hex[:6]}",
@@ -375,7 +373,7 @@ async def test_tokens_refreshed_by_a_call_in_flight_during_the_disconnect_are_qu
     await disconnect(client, tenant, channel_id)
     rotated = {"accessToken": secret("x-access"), "refreshToken": secret("x-refresh")}
     async with unit_of_work(runtime.sessions) as session:
-        await channels.store_credentials(session, runtime.box, channel_id, rotated)
+        await channels.store_credentials(session, runtime, channel_id, rotated)
 
     assert (await channel_row(runtime, channel_id)).credentials_encrypted is None
     rows = await queued(runtime)

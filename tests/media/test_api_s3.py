@@ -137,7 +137,7 @@ async def test_database_failure_after_storing_removes_the_stored_files(
     s3_bucket: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_emit = upload_module.emit_event
+    real_emit = upload_module.emit
     calls = 0
 
     async def failing_emit(*args: Any, **kwargs: Any) -> Any:
@@ -147,7 +147,7 @@ async def test_database_failure_after_storing_removes_the_stored_files(
             raise RuntimeError("database went away")
         return await real_emit(*args, **kwargs)
 
-    monkeypatch.setattr(upload_module, "emit_event", failing_emit)
+    monkeypatch.setattr(upload_module, "emit", failing_emit)
 
     response = await upload(client, tenant, batch())
 

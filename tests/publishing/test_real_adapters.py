@@ -67,9 +67,7 @@ async def connect(
     async with unit_of_work(runtime.sessions) as session:
         channel = await channels.connect(
             session,
-            notifier=runtime.notifier,
-            retention_seconds=runtime.settings.webhook_retention_seconds,
-            box=runtime.box,
+            runtime,
             organization_id=tenant.organization_id,
             provider=provider,
             name=f"{provider} {uuid.uuid4().hex[:6]}",

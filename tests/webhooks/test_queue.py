@@ -49,7 +49,7 @@ async def claim(
         "full": full or [],
     }
     if path == "claim":
-        return await queue.claim(runtime.engine, runtime.sessions, **arguments)
+        return await queue.claim(runtime, **arguments)
     async with unit_of_work(runtime.sessions) as session:
         return await queue.claim_due(session, **arguments)
 

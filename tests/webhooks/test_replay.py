@@ -218,8 +218,7 @@ async def claim_everything(runtime: Runtime) -> None:
     """Claim due deliveries the way a worker does (and then, here, sit on them)."""
     now = utcnow()
     await queue.claim(
-        runtime.engine,
-        runtime.sessions,
+        runtime,
         now=now,
         lease_until=now + timedelta(minutes=5),
         lease_owner=f"test:{uuid.uuid4().hex[:8]}",
@@ -412,10 +411,10 @@ async def test_replay_that_lost_the_race_after_reading_is_replay_in_progress(
     async with unit_of_work(runtime.sessions) as session:
         winner = await repository.get_delivery(session, endpoint_id, queued.id)
         assert winner is not None
-        await replay_delivery(session, runtime.notifier, endpoint_row, winner)
+        await replay_delivery(session, runtime, endpoint_row, winner)
     async with unit_of_work(runtime.sessions) as session:
         with pytest.raises(PressroomError) as lost:
-            await replay_delivery(session, runtime.notifier, endpoint_row, stale)
+            await replay_delivery(session, runtime, endpoint_row, stale)
     assert lost.value.code == "replay_in_progress"
 
 
@@ -451,7 +450,7 @@ async def test_racing_replays_in_concurrent_transactions_exactly_one_wins(
             assert delivery.status == "exhausted"
             await all_read.wait()
             try:
-                await replay_delivery(session, runtime.notifier, endpoint_row, delivery)
+                await replay_delivery(session, runtime, endpoint_row, delivery)
             except PressroomError as refused:
                 return refused.code
             return "queued"

@@ -77,7 +77,7 @@ async def test_sweeper_marks_expired_deliveries(
     await create_endpoint(client, tenant, "https://hooks.example.com/sweep")
     _, expired = await emit_expiring(runtime, tenant, 0)
     _, live = await emit_expiring(runtime, tenant, 3600)
-    while await expire_deliveries(runtime.sessions, utcnow(), batch=100):
+    while await expire_deliveries(runtime, utcnow(), batch=100):
         pass
     assert await stored_status(runtime, expired) == "expired"
     assert await stored_status(runtime, live) == "pending"
@@ -118,10 +118,10 @@ async def test_purge_removes_events_deliveries_and_attempts_after_the_grace(
         )
     kept_event, kept = await emit(runtime, tenant)
     # Within the grace nothing goes; past it (here: a clock a day ahead) the expired go.
-    await purge_expired(runtime.sessions, old_event.expires_at - timedelta(seconds=1))
+    await purge_expired(runtime, old_event.expires_at - timedelta(seconds=1))
     async with unit_of_work(runtime.sessions) as session:
         assert await session.get(Event, old_event.id) is not None
-    while await purge_expired(runtime.sessions, old_event.expires_at + timedelta(seconds=1)):
+    while await purge_expired(runtime, old_event.expires_at + timedelta(seconds=1)):
         pass
     async with unit_of_work(runtime.sessions) as session:
         assert await session.get(Event, old_event.id) is None

@@ -50,7 +50,7 @@ from sqlalchemy import (
     text,
     union_all,
 )
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS
 from pressroom.analytics.models import TargetMetrics
@@ -59,6 +59,7 @@ from pressroom.channels.models import Channel
 from pressroom.db import UTCDateTime
 from pressroom.kit.schema import as_utc
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.runtime import Runtime
 
 targets = PostTarget.__table__
 posts = Post.__table__
@@ -97,19 +98,17 @@ class PageDetails:
 
 
 @asynccontextmanager
-async def report_connection(
-    engine: AsyncEngine, reader: AsyncEngine
-) -> AsyncIterator[AsyncConnection]:
+async def report_connection(runtime: Runtime) -> AsyncIterator[AsyncConnection]:
     """A connection for the report's read-only statements. PostgreSQL: a read-only
     transaction with the settings above, local to it. SQLite: the runtime's autocommit
     `reader`, as for the other read paths."""
-    if engine.dialect.name == "postgresql":
-        async with engine.connect() as connection, connection.begin():
+    if runtime.engine.dialect.name == "postgresql":
+        async with runtime.engine.connect() as connection, connection.begin():
             await connection.execute(text("SET TRANSACTION READ ONLY"))
             await connection.execute(_REPORT_SETTINGS)
             yield connection
     else:
-        async with reader.connect() as connection:
+        async with runtime.reader.connect() as connection:
             yield connection
 
 

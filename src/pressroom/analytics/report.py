@@ -47,7 +47,7 @@ _BREAKDOWNS: Final = ("channels", "campaigns", "models", "topics", "approvals", 
 
 async def build_report(runtime: Runtime, query: ReportQuery) -> AnalyticsReport:
     """The report of `query` (already checked by `parse_query`)."""
-    async with report_connection(runtime.engine, runtime.reader) as connection:
+    async with report_connection(runtime) as connection:
         if query.channel_ids:
             usable = await usable_channel_ids(connection, query.organization_id, query.channel_ids)
             unusable = [str(c) for c in query.channel_ids if c not in usable]

@@ -227,11 +227,7 @@ class MetricsPoller:
         )
         if wide.code == "auth_expired":
             await channels.mark_reconnect_required(
-                session,
-                notifier=runtime.notifier,
-                retention_seconds=runtime.settings.webhook_retention_seconds,
-                channel_id=channel_id,
-                reason=wide.message,
+                session, runtime, channel_id=channel_id, reason=wide.message
             )
             await polls.channel_failed(
                 session,

@@ -74,6 +74,6 @@ def _credentials_store(runtime: Runtime) -> CredentialsChanged:
 
     async def store(channel: ChannelContext, credentials: dict[str, Any]) -> None:
         async with unit_of_work(runtime.sessions) as session:
-            await store_credentials(session, runtime.box, channel.id, credentials)
+            await store_credentials(session, runtime, channel.id, credentials)
 
     return store

@@ -409,13 +409,10 @@ async def complete(
     channel.connected.v1."""
     return await channels.connect(
         session,
-        notifier=runtime.notifier,
-        retention_seconds=runtime.settings.webhook_retention_seconds,
-        box=runtime.box,
+        runtime,
         organization_id=authorization.organization_id,
         provider=authorization.provider,
         name=authorization.name,
         handle=account.handle,
         credentials=account.credentials,
-        configured=configured_providers(runtime.settings),
     )

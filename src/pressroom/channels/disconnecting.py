@@ -25,11 +25,7 @@ async def disconnect_channel(
         # A disconnect that left its targets waiting forever would be a silent loss.
         raise RuntimeError("no handler for disconnected channels: build the runtime with wiring")
     disconnection = await service.disconnect(
-        session,
-        notifier=runtime.notifier,
-        retention_seconds=runtime.settings.webhook_retention_seconds,
-        organization_id=organization_id,
-        channel_id=channel_id,
+        session, runtime, organization_id=organization_id, channel_id=channel_id
     )
     channel = disconnection.channel
     message = (

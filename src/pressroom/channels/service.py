@@ -19,12 +19,12 @@ from pressroom.channels.schemas import ChannelHealth
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import not_found
-from pressroom.kit.notify import Notifier
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.registry import configured_providers, revoked_at_provider
-from pressroom.webhooks.outbox import emit_event
+from pressroom.runtime import Runtime
+from pressroom.webhooks.outbox import emit
 
 MAX_NAME_LENGTH = 200
 # Wakes the revocation loop (channels/worker.py) when a disconnect queued work for it.
@@ -61,29 +61,20 @@ def event_data(channel: Channel) -> dict[str, Any]:
     return {"channel": to_schema(channel).model_dump(mode="json", by_alias=True)}
 
 
-async def _emit(
-    session: AsyncSession,
-    notifier: Notifier,
-    retention_seconds: int,
-    channel: Channel,
-    event_type: str,
-) -> None:
-    await emit_event(
+async def _emit(session: AsyncSession, runtime: Runtime, channel: Channel, event_type: str) -> None:
+    await emit(
         session,
-        notifier,
+        runtime,
         organization_id=channel.organization_id,
         event_type=event_type,
         data=event_data(channel),
-        retention_seconds=retention_seconds,
     )
 
 
 async def connect(
     session: AsyncSession,
+    runtime: Runtime,
     *,
-    notifier: Notifier,
-    retention_seconds: int,
-    box: SecretBox | None,
     organization_id: uuid.UUID,
     provider: str,
     name: str,
@@ -93,17 +84,15 @@ async def connect(
     configured: Collection[str] | None = None,
 ) -> Channel:
     """Connect a channel (the command line, or the OAuth callback) and emit
-    channel.connected.v1. `configured` is the deployment's `configured_providers(settings)`
-    (without it, providers that need deployment settings count as not configured).
-    ValueError for anything the caller must fix."""
+    channel.connected.v1; `credentials` are stored encrypted with the runtime's box.
+    `configured` (default: `configured_providers` of the runtime's settings) are the providers
+    a real channel may be connected to. ValueError for anything the caller must fix."""
     if provider not in PROVIDER_IDS:
         raise ValueError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
     if configured is None:
-        configured = configured_providers()
+        configured = configured_providers(runtime.settings)
     if provider != "sandbox" and not simulated and provider not in configured:
         raise ValueError(not_configured_reason(provider))
-    if credentials and box is None:
-        raise ValueError("credentials are stored encrypted: a SecretBox is required")
     name = name.strip()
     if not 1 <= len(name) <= MAX_NAME_LENGTH:
         raise ValueError(f"the channel name must be 1-{MAX_NAME_LENGTH} characters")
@@ -121,16 +110,14 @@ async def connect(
         health_state="healthy",
         health_reason=None,
         health_checked_at=now,
-        credentials_encrypted=(
-            box.encrypt(json.dumps(credentials)) if credentials and box is not None else None
-        ),
+        credentials_encrypted=runtime.box.encrypt(json.dumps(credentials)) if credentials else None,
         connected_at=now,
         created_at=now,
         updated_at=now,
     )
     session.add(channel)
     await session.flush()
-    await _emit(session, notifier, retention_seconds, channel, "channel.connected.v1")
+    await _emit(session, runtime, channel, "channel.connected.v1")
     return channel
 
 
@@ -157,23 +144,22 @@ async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uui
 
 
 async def list_page(
-    session: AsyncSession, box: SecretBox, organization_id: uuid.UUID, page: PageParams
+    session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID, page: PageParams
 ) -> tuple[list[Channel], str | None]:
     return await paginate(
         session,
         repository.connected_channels(organization_id),
         model=Channel,
         params=page,
-        box=box,
+        box=runtime.box,
         collection="channels",
     )
 
 
 async def disconnect(
     session: AsyncSession,
+    runtime: Runtime,
     *,
-    notifier: Notifier,
-    retention_seconds: int,
     organization_id: uuid.UUID,
     channel_id: uuid.UUID,
 ) -> Disconnection:
@@ -186,17 +172,17 @@ async def disconnect(
     if channel is None:
         raise not_found("channel")
     now = utcnow()
-    queued = await _queue_revocation(session, notifier, channel, channel.credentials_encrypted)
+    queued = await _queue_revocation(session, runtime, channel, channel.credentials_encrypted)
     channel.credentials_encrypted = None
     channel.disconnected_at = now
     channel.updated_at = now
     await session.flush()
-    await _emit(session, notifier, retention_seconds, channel, "channel.disconnected.v1")
+    await _emit(session, runtime, channel, "channel.disconnected.v1")
     return Disconnection(channel, queued)
 
 
 async def _queue_revocation(
-    session: AsyncSession, notifier: Notifier, channel: Channel, credentials_encrypted: str | None
+    session: AsyncSession, runtime: Runtime, channel: Channel, credentials_encrypted: str | None
 ) -> bool:
     if not credentials_encrypted or not revoked_at_provider(channel.provider, channel.simulated):
         return False
@@ -208,15 +194,14 @@ async def _queue_revocation(
         credentials_encrypted=credentials_encrypted,
         now=utcnow(),
     )
-    await notifier.notify(session, REVOCATIONS_CHANNEL)
+    await runtime.notifier.notify(session, REVOCATIONS_CHANNEL)
     return True
 
 
 async def mark_reconnect_required(
     session: AsyncSession,
+    runtime: Runtime,
     *,
-    notifier: Notifier,
-    retention_seconds: int,
     channel_id: uuid.UUID,
     reason: str,
 ) -> bool:
@@ -236,7 +221,7 @@ async def mark_reconnect_required(
     channel.health_checked_at = now
     channel.updated_at = now
     await session.flush()
-    await _emit(session, notifier, retention_seconds, channel, "channel.reconnect-required.v1")
+    await _emit(session, runtime, channel, "channel.reconnect-required.v1")
     return True
 
 
@@ -268,7 +253,7 @@ def context_for(channel: Channel, box: SecretBox) -> ChannelContext:
 
 
 async def store_credentials(
-    session: AsyncSession, box: SecretBox, channel_id: uuid.UUID, credentials: dict[str, Any]
+    session: AsyncSession, runtime: Runtime, channel_id: uuid.UUID, credentials: dict[str, Any]
 ) -> None:
     """Replace a channel's credentials (adapters whose providers rotate tokens report the new
     set). A disconnected channel keeps none: its credentials were erased for good, and a set
@@ -285,12 +270,12 @@ async def store_credentials(
                 organization_id=channel.organization_id,
                 channel_id=channel.id,
                 provider=channel.provider,
-                credentials_encrypted=box.encrypt(json.dumps(credentials)),
+                credentials_encrypted=runtime.box.encrypt(json.dumps(credentials)),
                 now=utcnow(),
             )
             await session.flush()
         return
-    channel.credentials_encrypted = box.encrypt(json.dumps(credentials))
+    channel.credentials_encrypted = runtime.box.encrypt(json.dumps(credentials))
     channel.updated_at = utcnow()
     await session.flush()
 
@@ -302,11 +287,7 @@ DEMO_CHANNELS: tuple[tuple[str, str, str, bool], ...] = (
 
 
 async def connect_demo_channels(
-    session: AsyncSession,
-    *,
-    notifier: Notifier,
-    retention_seconds: int,
-    organization_id: uuid.UUID,
+    session: AsyncSession, runtime: Runtime, *, organization_id: uuid.UUID
 ) -> list[Channel]:
     """Connect the demo organization's channels unless it has them: a sandbox channel and a
     simulated Bluesky channel, so a demo can publish at once. Returns those it connected."""
@@ -316,9 +297,7 @@ async def connect_demo_channels(
             made.append(
                 await connect(
                     session,
-                    notifier=notifier,
-                    retention_seconds=retention_seconds,
-                    box=None,
+                    runtime,
                     organization_id=organization_id,
                     provider=provider,
                     name=name,

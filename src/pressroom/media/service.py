@@ -17,7 +17,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.config import Settings
-from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import not_found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.media import repository
@@ -95,7 +94,7 @@ async def get_assets(
 
 
 async def list_media(
-    session: AsyncSession, organization_id: uuid.UUID, page: PageParams, box: SecretBox
+    session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID, page: PageParams
 ) -> tuple[list[MediaAsset], str | None]:
     """One page of the organization's assets, newest first, and the next cursor."""
     return await paginate(
@@ -103,7 +102,7 @@ async def list_media(
         select(MediaAsset).where(MediaAsset.organization_id == organization_id),
         model=MediaAsset,
         params=page,
-        box=box,
+        box=runtime.box,
         collection=_COLLECTION,
     )
 

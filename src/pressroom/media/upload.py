@@ -32,7 +32,7 @@ from pressroom.media.schemas import media_json
 from pressroom.media.service import storage_for, storage_key
 from pressroom.media.storage import MediaStorage
 from pressroom.runtime import Runtime
-from pressroom.webhooks.outbox import emit_event
+from pressroom.webhooks.outbox import emit
 
 log = logging.getLogger(__name__)
 
@@ -118,13 +118,12 @@ async def accept_upload(
         session.add_all(assets)
         await session.flush()
         for asset in assets:
-            await emit_event(
+            await emit(
                 session,
-                runtime.notifier,
+                runtime,
                 organization_id=uploader.organization_id,
                 event_type=MEDIA_CREATED,
                 data={"media": media_json(asset)},
-                retention_seconds=runtime.settings.webhook_retention_seconds,
             )
     except BaseException:
         # Also on cancellation (client gone): the shield lets the clean-up finish.

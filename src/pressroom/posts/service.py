@@ -22,7 +22,7 @@ from pressroom.posts.lifecycle import MOVABLE, derive_status, in_flight
 from pressroom.posts.models import POST_STATUSES, Post, PostTarget
 from pressroom.posts.schemas import Post as PostOut
 from pressroom.runtime import Runtime
-from pressroom.webhooks.outbox import emit_event
+from pressroom.webhooks import outbox
 
 # The publisher listens here; a commit that makes a target due now wakes it at once.
 PUBLISHER_CHANNEL = "pressroom_publisher"
@@ -37,13 +37,12 @@ async def emit(
     target_id: uuid.UUID | None = None,
 ) -> None:
     """Write a post event in the caller's transaction: `{"post": view}` (+ `targetId`)."""
-    await emit_event(
+    await outbox.emit(
         session,
-        runtime.notifier,
+        runtime,
         organization_id=organization_id,
         event_type=event_type,
         data=views.event_data(view, target_id),
-        retention_seconds=runtime.settings.webhook_retention_seconds,
     )
 
 

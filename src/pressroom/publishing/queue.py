@@ -25,7 +25,7 @@ from pressroom.posts.lifecycle import derive_status, earliest_published
 from pressroom.posts.models import Post, PostTarget
 from pressroom.providers.adapter import ProviderError, PublishResult
 from pressroom.runtime import Runtime
-from pressroom.webhooks.outbox import emit_event
+from pressroom.webhooks.outbox import emit
 
 # A provider's Retry-After is honoured up to this many seconds.
 MAX_RETRY_AFTER_SECONDS = 3600.0
@@ -277,13 +277,12 @@ async def _emit_settled(
         if post.id not in rendered:
             view = views.post_view(post, targets[post.id], tags[post.id], topics[post.id])
             rendered[post.id] = views.event_data(view)
-        await emit_event(
+        await emit(
             session,
-            runtime.notifier,
+            runtime,
             organization_id=post.organization_id,
             event_type=event_type,
             data={**rendered[post.id], "targetId": str(target.id)},
-            retention_seconds=runtime.settings.webhook_retention_seconds,
         )
 
 

@@ -298,11 +298,7 @@ async def _record(runtime: Runtime, outcomes: Sequence[Outcome]) -> None:
         # Channels before posts, the lock order used everywhere.
         for channel_id in sorted(refused):
             await channels.mark_reconnect_required(
-                session,
-                notifier=runtime.notifier,
-                retention_seconds=runtime.settings.webhook_retention_seconds,
-                channel_id=channel_id,
-                reason=refused[channel_id],
+                session, runtime, channel_id=channel_id, reason=refused[channel_id]
             )
         recorded = await queue.record_outcomes(
             session, runtime, owner=WORKER_ID, outcomes=outcomes, now=utcnow()

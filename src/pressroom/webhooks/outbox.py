@@ -1,12 +1,15 @@
 """Emitting events: written in the caller's transaction, fanned out to one delivery per
-subscribed, enabled endpoint, and announced to the delivery workers on commit."""
+subscribed, enabled endpoint, and announced to the delivery workers on commit.
+
+The outbox owns retention: use cases call `emit`, and the event and its deliveries expire
+`webhook_retention_seconds` (a deployment setting) after they were written."""
 
 from __future__ import annotations
 
 import json
 import uuid
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,6 +19,9 @@ from pressroom.kit.ids import uuid7
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import format_utc
 from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
+
+if TYPE_CHECKING:
+    from pressroom.runtime import Runtime
 
 EVENT_TYPES: tuple[str, ...] = (
     "channel.connected.v1",
@@ -56,6 +62,30 @@ def event_body(
     )
 
 
+async def emit(
+    session: AsyncSession,
+    runtime: Runtime,
+    *,
+    organization_id: uuid.UUID,
+    event_type: str,
+    data: dict[str, Any],
+    only_endpoint_id: uuid.UUID | None = None,
+    trigger: str = "scheduled",
+) -> tuple[Event, list[Delivery]]:
+    """Emit an event from a use case: the deployment's retention
+    (`webhook_retention_seconds`) decides when it and its deliveries expire."""
+    return await emit_event(
+        session,
+        runtime.notifier,
+        organization_id=organization_id,
+        event_type=event_type,
+        data=data,
+        retention_seconds=runtime.settings.webhook_retention_seconds,
+        only_endpoint_id=only_endpoint_id,
+        trigger=trigger,
+    )
+
+
 async def emit_event(
     session: AsyncSession,
     notifier: Notifier,
@@ -67,7 +97,8 @@ async def emit_event(
     only_endpoint_id: uuid.UUID | None = None,
     trigger: str = "scheduled",
 ) -> tuple[Event, list[Delivery]]:
-    """Write the event and its deliveries in the caller's transaction.
+    """Write the event and its deliveries in the caller's transaction, kept for
+    `retention_seconds` (use cases call `emit`, which takes the deployment's retention).
 
     `data` must already be JSON-ready (the API's camelCase shapes). `only_endpoint_id`
     sends to that endpoint regardless of its filters (sendWebhookTest)."""

@@ -15,17 +15,20 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Integer, String, Table, bindparam, insert, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.types import Uuid
 
 from pressroom.db import UTCDateTime, unit_of_work
 from pressroom.kit.ids import uuid7
 from pressroom.webhooks.attempt import AttemptResult, ClaimedDelivery, NextState, next_state
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
+
+if TYPE_CHECKING:
+    from pressroom.runtime import Runtime
 
 # Core tables: the worker's statements skip the ORM's per-row bookkeeping.
 _deliveries: Table = Delivery.__table__  # type: ignore[assignment]
@@ -43,8 +46,7 @@ def lease_seconds(timeout: float, rounds: int) -> float:
 
 
 async def claim(
-    engine: AsyncEngine,
-    sessions: async_sessionmaker[AsyncSession],
+    runtime: Runtime,
     *,
     now: datetime,
     lease_until: datetime,
@@ -72,10 +74,11 @@ async def claim(
         "default_room": default_room,
         "full": full,
     }
+    engine = runtime.engine
     if engine.dialect.name == "postgresql":
         async with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
             return await _claim_in_one_statement(connection, **arguments)
-    async with unit_of_work(sessions) as session:
+    async with unit_of_work(runtime.sessions) as session:
         return await claim_due(session, **arguments)
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import PressroomError
-from pressroom.kit.notify import Notifier
 from pressroom.webhooks import repository
 from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
-from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, emit_event
+from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, emit
+
+if TYPE_CHECKING:
+    from pressroom.runtime import Runtime
 
 
 def effective_status(delivery: Delivery, now: datetime) -> str:
@@ -51,7 +54,7 @@ def _replay_refusal(
 
 
 async def replay_delivery(
-    session: AsyncSession, notifier: Notifier, endpoint: WebhookEndpoint, delivery: Delivery
+    session: AsyncSession, runtime: Runtime, endpoint: WebhookEndpoint, delivery: Delivery
 ) -> Delivery:
     """Queue one more attempt (trigger `replay`, same event id); it is not retried."""
     now = utcnow()
@@ -65,28 +68,24 @@ async def replay_delivery(
         raise refusal or PressroomError(
             "replay_in_progress", detail="A replay of this delivery is already queued."
         )
-    await notifier.notify(session, DELIVERIES_CHANNEL)
+    await runtime.notifier.notify(session, DELIVERIES_CHANNEL)
     replayed = await repository.get_delivery(session, endpoint.id, delivery.id, fresh=True)
     assert replayed is not None  # we hold its row lock until commit
     return replayed
 
 
 async def send_test(
-    session: AsyncSession,
-    notifier: Notifier,
-    endpoint: WebhookEndpoint,
-    retention_seconds: int,
+    session: AsyncSession, runtime: Runtime, endpoint: WebhookEndpoint
 ) -> tuple[Event, Delivery]:
     """Queue a webhook.test.v1 event for this endpoint alone, whatever its filters."""
     if not endpoint.enabled:
         raise _endpoint_disabled()
-    event, deliveries = await emit_event(
+    event, deliveries = await emit(
         session,
-        notifier,
+        runtime,
         organization_id=endpoint.organization_id,
         event_type="webhook.test.v1",
         data={"endpointId": str(endpoint.id)},
-        retention_seconds=retention_seconds,
         only_endpoint_id=endpoint.id,
         trigger="test",
     )

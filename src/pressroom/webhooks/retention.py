@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
@@ -31,12 +30,10 @@ def purge_grace(retention_seconds: int) -> timedelta:
     return timedelta(seconds=min(retention_seconds, MAX_PURGE_GRACE_SECONDS))
 
 
-async def expire_deliveries(
-    sessions: async_sessionmaker[AsyncSession], now: datetime, batch: int = BATCH
-) -> int:
+async def expire_deliveries(runtime: Runtime, now: datetime, batch: int = BATCH) -> int:
     """Mark deliveries past their expiry `expired`; one whose attempt is under way (a live
     lease) is left to its worker, which records the attempt, and is marked on a later sweep."""
-    async with unit_of_work(sessions) as session:
+    async with unit_of_work(runtime.sessions) as session:
         due = (
             select(Delivery.id)
             .where(
@@ -63,12 +60,10 @@ async def expire_deliveries(
         return int(getattr(result, "rowcount", 0) or 0)
 
 
-async def purge_expired(
-    sessions: async_sessionmaker[AsyncSession], cutoff: datetime, batch: int = BATCH
-) -> int:
+async def purge_expired(runtime: Runtime, cutoff: datetime, batch: int = BATCH) -> int:
     """Delete events that expired before `cutoff` with their deliveries and attempts (ON
     DELETE CASCADE, via the indexes on the foreign keys); one batch, its size returned."""
-    async with unit_of_work(sessions) as session:
+    async with unit_of_work(runtime.sessions) as session:
         deliveries = await session.execute(
             delete(Delivery)
             .where(
@@ -91,9 +86,9 @@ async def purge_expired(
 async def sweep_webhooks(runtime: Runtime) -> bool:
     """One batch of expiry and purge; True if a batch was full (run again at once)."""
     now = utcnow()
-    expired = await expire_deliveries(runtime.sessions, now)
+    expired = await expire_deliveries(runtime, now)
     cutoff = now - purge_grace(runtime.settings.webhook_retention_seconds)
-    purged = await purge_expired(runtime.sessions, cutoff)
+    purged = await purge_expired(runtime, cutoff)
     if expired or purged:
         log.info("webhook retention sweep", extra={"expired": expired, "purged": purged})
     return expired >= BATCH or purged >= BATCH

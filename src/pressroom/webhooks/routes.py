@@ -214,9 +214,7 @@ async def create_webhook_endpoint(
     response: Response,
 ) -> WebhookEndpointWithSecret:
     """Subscribe a webhook endpoint."""
-    issued = await service.create_endpoint(
-        session, runtime.box, runtime.settings, principal.organization_id, body
-    )
+    issued = await service.create_endpoint(session, runtime, principal.organization_id, body)
     endpoint = issued.endpoint
     audit.set(
         "webhookEndpoint",
@@ -270,7 +268,7 @@ async def update_webhook_endpoint(
     """Change a webhook endpoint."""
     service.check_update(body, runtime.settings)
     endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
-    changes = await service.update_endpoint(session, runtime.notifier, endpoint, body)
+    changes = await service.update_endpoint(session, runtime, endpoint, body)
     audit.set("webhookEndpoint", endpoint.id, changes)
     return endpoint_view(endpoint)
 
@@ -320,7 +318,7 @@ async def rotate_webhook_endpoint_secret(
     """Rotate a webhook endpoint's signing secret."""
     grace = body.expire_current_in_seconds if body is not None else 0
     endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
-    issued = await service.rotate_secret(session, runtime.box, endpoint, grace)
+    issued = await service.rotate_secret(session, runtime, endpoint, grace)
     audit.set("webhookEndpoint", endpoint.id, {"expireCurrentInSeconds": grace})
     _one_time_secret(request, response)
     return _with_secret(issued)
@@ -411,9 +409,7 @@ async def send_webhook_test(
 ) -> QueuedTest:
     """Send a test event to an endpoint."""
     endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
-    event, delivery = await send_test(
-        session, runtime.notifier, endpoint, runtime.settings.webhook_retention_seconds
-    )
+    event, delivery = await send_test(session, runtime, endpoint)
     audit.set(
         "webhookEndpoint",
         endpoint.id,
@@ -451,6 +447,6 @@ async def replay_webhook_delivery(
     delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
     if delivery is None:
         raise not_found("webhook delivery")
-    replayed = await replay_delivery(session, runtime.notifier, endpoint, delivery)
+    replayed = await replay_delivery(session, runtime, endpoint, delivery)
     audit.set("webhookDelivery", delivery.id, {"replay": True, "eventId": str(delivery.event_id)})
     return await _detail(session, replayed)

@@ -6,7 +6,7 @@ import functools
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,7 +14,6 @@ from pressroom.config import Settings
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import FieldError, validation_error
-from pressroom.kit.notify import Notifier
 from pressroom.kit.outbound.destination import check_destination_url, parse_resolve_overrides
 from pressroom.webhooks.models import WebhookEndpoint
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, EVENT_TYPES
@@ -24,6 +23,9 @@ from pressroom.webhooks.schemas import (
     WebhookEndpointUpdate,
 )
 from pressroom.webhooks.signing import generate_secret
+
+if TYPE_CHECKING:
+    from pressroom.runtime import Runtime
 
 
 @functools.lru_cache(maxsize=8)
@@ -113,12 +115,11 @@ def _store_secret(endpoint: WebhookEndpoint, box: SecretBox, secret: str) -> Non
 
 async def create_endpoint(
     session: AsyncSession,
-    box: SecretBox,
-    settings: Settings,
+    runtime: Runtime,
     organization_id: uuid.UUID,
     body: WebhookEndpointCreate,
 ) -> IssuedSecret:
-    check_create(body, settings)
+    check_create(body, runtime.settings)
     secret = generate_secret()
     endpoint = WebhookEndpoint(
         organization_id=organization_id,
@@ -127,7 +128,7 @@ async def create_endpoint(
         description=body.description,
         enabled=body.enabled,
     )
-    _store_secret(endpoint, box, secret)
+    _store_secret(endpoint, runtime.box, secret)
     session.add(endpoint)
     await session.flush()
     return IssuedSecret(endpoint, secret)
@@ -135,7 +136,7 @@ async def create_endpoint(
 
 async def update_endpoint(
     session: AsyncSession,
-    notifier: Notifier,
+    runtime: Runtime,
     endpoint: WebhookEndpoint,
     body: WebhookEndpointUpdate,
 ) -> dict[str, Any]:
@@ -156,7 +157,7 @@ async def update_endpoint(
         changes["enabled"] = body.enabled
         if body.enabled:
             # Held deliveries are due already: wake the workers to send them now.
-            await notifier.notify(session, DELIVERIES_CHANNEL)
+            await runtime.notifier.notify(session, DELIVERIES_CHANNEL)
     if changes:
         endpoint.updated_at = utcnow()
         await session.flush()
@@ -171,7 +172,7 @@ async def delete_endpoint(session: AsyncSession, endpoint: WebhookEndpoint) -> N
 
 
 async def rotate_secret(
-    session: AsyncSession, box: SecretBox, endpoint: WebhookEndpoint, grace_seconds: int
+    session: AsyncSession, runtime: Runtime, endpoint: WebhookEndpoint, grace_seconds: int
 ) -> IssuedSecret:
     """Issue a new secret; the current one keeps signing for `grace_seconds` (0: not at all).
 
@@ -185,7 +186,7 @@ async def rotate_secret(
         endpoint.previous_secret_encrypted = None
         endpoint.previous_expires_at = None
     secret = generate_secret()
-    _store_secret(endpoint, box, secret)
+    _store_secret(endpoint, runtime.box, secret)
     endpoint.updated_at = now
     await session.flush()
     return IssuedSecret(endpoint, secret)

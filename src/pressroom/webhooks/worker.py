@@ -114,8 +114,7 @@ class DeliveryWorker:
         if limit > 0 and self._worth_claiming():
             now = utcnow()
             claimed = await queue.claim(
-                runtime.engine,
-                runtime.sessions,
+                runtime,
                 now=now,
                 lease_until=now + self.lease(runtime.settings.webhook_timeout_seconds),
                 lease_owner=f"{self._name}:{secrets.token_hex(8)}",
