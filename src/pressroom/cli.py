@@ -401,9 +401,7 @@ def channels_connect(
         async with unit_of_work(runtime.sessions) as session:
             channel = await channels.connect(
                 session,
-                notifier=runtime.notifier,
-                retention_seconds=runtime.settings.webhook_retention_seconds,
-                box=runtime.box,
+                runtime,
                 organization_id=org_id,
                 provider=provider,
                 name=name,
@@ -458,7 +456,7 @@ def analytics_import(
             if await session.get(Organization, org_id) is None:
                 raise CommandError("no such organization")
             if demo:
-                imported = await analytics_demo.create_demo_history(session, org_id)
+                imported = await analytics_demo.create_demo_history(session, runtime, org_id)
             else:
                 assert file is not None
                 try:
@@ -504,7 +502,7 @@ async def create_demo(runtime: Runtime) -> dict[str, str]:
                 {"name": organization.name},
             )
         for hook in DEMO_HOOKS:
-            await hook(session, owner.organization_id)
+            await hook(session, runtime, owner.organization_id)
         issued = await auth.issue_key(
             session,
             organization_id=owner.organization_id,
@@ -524,21 +522,14 @@ async def create_demo(runtime: Runtime) -> dict[str, str]:
 
 
 # Domains add demo content (sandbox channels, analytics history) here.
-DEMO_HOOKS: list[Callable[[Any, uuid.UUID], Awaitable[None]]] = []
+DEMO_HOOKS: list[Callable[[Any, Runtime, uuid.UUID], Awaitable[None]]] = []
 
 
-async def _demo_channels(session: Any, organization_id: uuid.UUID) -> None:
+async def _demo_channels(session: Any, runtime: Runtime, organization_id: uuid.UUID) -> None:
     """A sandbox channel and a simulated Bluesky channel, so the demo can publish at once."""
     from pressroom.channels import service as channels
-    from pressroom.kit.notify import Notifier
 
-    made = await channels.connect_demo_channels(
-        session,
-        # No endpoint exists yet to wake; the events are written all the same.
-        notifier=Notifier(),
-        retention_seconds=Settings().webhook_retention_seconds,
-        organization_id=organization_id,
-    )
+    made = await channels.connect_demo_channels(session, runtime, organization_id=organization_id)
     for channel in made:
         await _record(
             session,
@@ -553,11 +544,11 @@ async def _demo_channels(session: Any, organization_id: uuid.UUID) -> None:
 DEMO_HOOKS.insert(0, _demo_channels)
 
 
-async def _demo_analytics(session: Any, organization_id: uuid.UUID) -> None:
+async def _demo_analytics(session: Any, runtime: Runtime, organization_id: uuid.UUID) -> None:
     """About 90 days of published history on the demo channels, for the analytics charts."""
     from pressroom.analytics.demo import create_demo_history
 
-    imported = await create_demo_history(session, organization_id)
+    imported = await create_demo_history(session, runtime, organization_id)
     if imported:
         await _record(
             session,
