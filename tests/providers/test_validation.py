@@ -144,7 +144,8 @@ def test_text_at_the_limit_passes_and_one_unit_more_fails(provider_id: str, kind
 
 
 def test_bluesky_text_of_300_graphemes_passes_and_301_fails() -> None:
-    text = FAMILY * 100 + FLAG_FR * 50 + WAVE_MEDIUM * 50 + E_ACUTE * 50 + CJK * 50
+    # 300 graphemes in 2500 bytes (the lexicon's second cap, 3000 bytes, is met too).
+    text = FAMILY * 50 + FLAG_FR * 50 + WAVE_MEDIUM * 50 + E_ACUTE * 50 + CJK * 100
     assert check("bluesky", "post", text) == []
     assert check("bluesky", "post", text + CJK) == [
         FieldError("targets[1].text", "too_long", "has 301 graphemes; bluesky allows 300")
@@ -157,6 +158,56 @@ def test_x_text_of_280_weighted_characters_passes_and_281_fails() -> None:
     assert check("x", "post", text) == []
     assert check("x", "post", text + E_ACUTE) == [
         FieldError("targets[1].text", "too_long", "has 281 weighted characters; x allows 280")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        pytest.param("\u200d" * 5000, 15000, id="5000-zwj-one-grapheme"),
+        pytest.param(FAMILY * 300, 7500, id="300-family-emoji"),
+        pytest.param(FAMILY * 120 + "a", 3001, id="one-byte-over"),
+    ],
+)
+def test_bluesky_refuses_more_than_3000_bytes_within_300_graphemes(text: str, size: int) -> None:
+    # app.bsky.feed.post text: maxGraphemes 300 and maxLength 3000 (bytes); both must hold, and
+    # the error counts in the unit that was exceeded.
+    assert check("bluesky", "post", text) == [
+        FieldError("targets[1].text", "too_long", f"has {size} bytes; bluesky allows 3000 bytes")
+    ]
+
+
+def test_bluesky_text_of_exactly_3000_bytes_passes() -> None:
+    assert check("bluesky", "post", FAMILY * 120) == []  # 120 graphemes, 3000 bytes
+
+
+def test_bluesky_byte_cap_holds_for_each_thread_reply() -> None:
+    errors = check("bluesky", "post", "hi", options={"thread": ["ok", FAMILY * 121]})
+    assert errors == [
+        FieldError(
+            "targets[1].options.thread[1]", "too_long", "has 3025 bytes; bluesky allows 3000 bytes"
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("character", "described"),
+    [
+        ("\ufffe", "U+FFFE (a noncharacter)"),
+        ("\ufeff", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)"),
+        ("\uffff", "U+FFFF (a noncharacter)"),
+    ],
+)
+def test_x_refuses_the_characters_twitter_text_declares_invalid(
+    character: str, described: str
+) -> None:
+    assert check("x", "post", f"hello {character}world") == [
+        FieldError(
+            "targets[1].text", "invalid_character", f"contains {described}, which x does not accept"
+        )
+    ]
+    assert fields(check("x", "post", "hi", options={"thread": [f"a{character}"]})) == [
+        ("targets[1].options.thread[0]", "invalid_character")
     ]
 
 
