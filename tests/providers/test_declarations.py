@@ -188,6 +188,8 @@ def test_sandbox_is_configured_post_of_300_graphemes_with_4_images_or_1_video() 
         "unit": "graphemes",
         "urlLength": None,
         "maxBytes": None,
+        "emojiAsBytes": False,
+        "maxLinks": None,
         "forbiddenCharacters": None,
     }
     assert post["media"]["maxItems"] == 4

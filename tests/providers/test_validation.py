@@ -33,6 +33,8 @@ FILLER_SIZE = {"graphemes": 1, "weighted": 2, "utf16": 1, "bytes": 3}  # of CJK
 def text_of_length(rule: TextRule, length: int) -> str:
     """Text of exactly ``length`` units of ``rule``: emoji, flags, combining marks, CJK, a URL."""
     pieces = list(PIECES[rule.unit])
+    if rule.emoji_as_bytes:  # Threads: an emoji counts its UTF-8 bytes
+        pieces = [(FAMILY, 25), (WAVE_MEDIUM, 8), (FLAG_FR, 8), (E_ACUTE, 1), (CJK, 1)]
     # A long URL costs urlLength where the network discounts it, its full length elsewhere.
     pieces.append((LONG_URL, rule.url_length or len(LONG_URL)))
     if rule.unit == "graphemes" and rule.url_length is not None:
@@ -208,6 +210,25 @@ def test_x_refuses_the_characters_twitter_text_declares_invalid(
     ]
     assert fields(check("x", "post", "hi", options={"thread": [f"a{character}"]})) == [
         ("targets[1].options.thread[0]", "invalid_character")
+    ]
+
+
+def test_threads_counts_an_emoji_as_its_utf8_bytes() -> None:
+    # "Emojis are counted as the number of UTF-8 bytes" (Threads API, Posts, Limitations).
+    text = GRIN * 125  # 125 graphemes, 500 bytes
+    assert check("threads", "post", text) == []
+    assert check("threads", "post", text + "a") == [
+        FieldError("targets[1].text", "too_long", "has 501 graphemes; threads allows 500")
+    ]
+    assert check("threads", "post", FAMILY * 20) == []  # 20 x 25 = 500
+    assert check("threads", "post", "a" * 499 + "\u00e9") == []  # not an emoji: 1 each
+
+
+def test_threads_allows_at_most_5_distinct_links() -> None:
+    links = [f"https://example.com/{n}" for n in range(6)]
+    assert check("threads", "post", " ".join(links[:5] + links[:2])) == []
+    assert check("threads", "post", "see www.facebook.com " + " ".join(links[:5])) == [
+        FieldError("targets[1].text", "too_many_links", "has 6 links; threads allows 5")
     ]
 
 

@@ -389,6 +389,28 @@ def count_graphemes(text: str, url_length: int | None = None) -> int:
     return sum(1 for _ in _GRAPHEME.finditer(text))
 
 
+def count_graphemes_emoji_as_bytes(text: str) -> int:
+    """Graphemes, where one holding an emoji (one Twemoji draws) counts its UTF-8 bytes.
+
+    Threads: "Emojis are counted as the number of UTF-8 bytes" (Threads API, Posts,
+    Limitations): a smiling face is 4, a family of four 25.
+    """
+    starts = {start for start, _ in emoji_spans(text)}
+    total = 0
+    for grapheme in _GRAPHEME.finditer(text):
+        if any(grapheme.start() <= start < grapheme.end() for start in starts):
+            total += count_utf8_bytes(grapheme.group())
+        else:
+            total += 1
+    return total
+
+
+def count_links(text: str) -> int:
+    """Distinct links in ``text``, found as X finds them (with or without a scheme)."""
+    normalized = unicodedata.normalize("NFC", text)
+    return len({normalized[start:end] for start, end in x_url_spans(normalized)})
+
+
 def count_utf16(text: str) -> int:
     """UTF-16 code units: characters outside the BMP (most emoji) count 2."""
     return len(text.encode("utf-16-le", "surrogatepass")) // 2

@@ -19,7 +19,13 @@ from pressroom.providers.schemas import (
     TextRule,
     ratio_value,
 )
-from pressroom.providers.text import TextUnit, count_text, count_utf8_bytes
+from pressroom.providers.text import (
+    TextUnit,
+    count_graphemes_emoji_as_bytes,
+    count_links,
+    count_text,
+    count_utf8_bytes,
+)
 
 UNIT_NAMES: dict[TextUnit, tuple[str, str]] = {
     "weighted": ("weighted character", "weighted characters"),
@@ -49,9 +55,16 @@ class MediaFacts:
     duration_seconds: float | None = None
 
 
+def rule_length(text: str, rule: TextRule) -> int:
+    """``text``'s length under ``rule``, in its unit."""
+    if rule.emoji_as_bytes and rule.unit == "graphemes":
+        return count_graphemes_emoji_as_bytes(text)
+    return count_text(text, rule.unit, rule.url_length)
+
+
 def describe_length(text: str, rule: TextRule) -> tuple[int, str]:
     """``text``'s length under ``rule`` and the unit's name for messages: (312, "graphemes")."""
-    length = count_text(text, rule.unit, rule.url_length)
+    length = rule_length(text, rule)
     singular, plural = UNIT_NAMES[rule.unit]
     return length, singular if length == 1 else plural
 
@@ -70,6 +83,16 @@ def overrun(text: str, rule: TextRule, provider: str) -> str | None:
         if size > rule.max_bytes:
             return f"has {size} bytes; {provider} allows {rule.max_bytes} bytes"
     return None
+
+
+def too_many_links(text: str, rule: TextRule, provider: str) -> str | None:
+    """Why ``text`` holds more links than ``rule`` allows, or None."""
+    if rule.max_links is None:
+        return None
+    links = count_links(text)
+    if links <= rule.max_links:
+        return None
+    return f"has {links} links; {provider} allows {rule.max_links}"
 
 
 def describe_character(character: str) -> str:
@@ -148,7 +171,8 @@ def _counted_with_text(
         value = options.get(option.name)
         if option.counts_toward_text and isinstance(value, str) and value:
             # Counted as plain text: the network discounts URLs in the text only.
-            return _CountedOption(option.name, count_text(value, rule.unit))
+            plain = rule.model_copy(update={"url_length": None})
+            return _CountedOption(option.name, rule_length(value, plain))
     return None
 
 
@@ -156,7 +180,7 @@ def _check_with_text(
     provider: str, rule: TextRule, text: str, counted: _CountedOption, prefix: str
 ) -> list[FieldError]:
     """The text fits alone; with the counted option it must fit too."""
-    length = count_text(text, rule.unit, rule.url_length) + counted.length
+    length = rule_length(text, rule) + counted.length
     if length <= rule.max_length:
         return []
     names = UNIT_NAMES[rule.unit]
@@ -188,6 +212,9 @@ def _check_text(
     too_long = overrun(text, kind.text, decl.id)
     if too_long is not None:
         errors.append(FieldError(field, "too_long", too_long))
+    links = too_many_links(text, kind.text, decl.id)
+    if links is not None:
+        errors.append(FieldError(field, "too_many_links", links))
     forbidden = _forbidden_in(text, kind.text.forbidden_characters)
     if forbidden:
         errors.append(
@@ -439,9 +466,12 @@ def _check_text_list(
         if not item.strip():
             errors.append(FieldError(where, "required", "must not be empty"))
             continue
-        length = count_text(item, text_rule.unit, text_rule.url_length)
+        length = rule_length(item, text_rule)
         counted = context.counted
         too_long = overrun(item, text_rule, context.provider)
+        links = too_many_links(item, text_rule, context.provider)
+        if links is not None:
+            errors.append(FieldError(where, "too_many_links", links))
         if too_long is not None:
             errors.append(FieldError(where, "too_long", too_long))
         elif counted is not None and length + counted.length > text_rule.max_length:
