@@ -187,6 +187,9 @@ def test_sandbox_is_configured_post_of_300_graphemes_with_4_images_or_1_video() 
         "maxLength": 300,
         "unit": "graphemes",
         "urlLength": None,
+        "maxBytes": None,
+        "emojiAsBytes": False,
+        "maxLinks": None,
         "forbiddenCharacters": None,
     }
     assert post["media"]["maxItems"] == 4

@@ -3,12 +3,14 @@ from __future__ import annotations
 import pytest
 
 from pressroom.providers.text import (
+    TLDS,
     count_graphemes,
     count_text,
     count_utf8_bytes,
     count_utf16,
     count_weighted,
     mastodon_url_spans,
+    x_invalid_characters,
     x_url_spans,
 )
 
@@ -140,7 +142,8 @@ def test_weighted_url_length_can_be_overridden() -> None:
         ("text http://no-tld", []),
         ("text http://tld-too-short.x", []),
         ("(http://twitter.com", ["http://twitter.com"]),
-        ("text http://domain.com-that-you-should-have-put-a-space-after", ["http://domain.com"]),
+        # twitter-text 3.1.0 (npm) links nothing here: "com" followed by "-" is no TLD.
+        ("text http://domain.com-that-you-should-have-put-a-space-after", []),
         ("text http://foo.com?#foo text", ["http://foo.com?#foo"]),
         (
             "foo.com foo.net foo.org foo.edu foo.gov",
@@ -191,7 +194,8 @@ def test_weighted_url_length_can_be_overridden() -> None:
             ["http://www.foo.com?referer=https://t.co/abcde", "http://t.co/xyzzy"],
         ),
         ("test http://xn--ls8h.XN--ls8h.la/", ["http://xn--ls8h.XN--ls8h.la/"]),
-        ("http://192.168.0.1/index.html?src=asdf", ["http://192.168.0.1/index.html?src=asdf"]),
+        # twitter-text 3.1.0 (npm) has no IP hosts: an IPv4 link counts in full.
+        ("http://192.168.0.1/index.html?src=asdf", []),
         ("http://256.1.2.3/", []),
         ("ftp://www.example.com/ and mailto:me@example.com", []),
     ],
@@ -312,3 +316,103 @@ def test_count_text_rejects_an_unknown_unit() -> None:
 def test_pathological_text_is_counted_in_bounded_time(text: str, expected: int) -> None:
     assert count_weighted(text) == expected
     assert count_graphemes(text, url_length=23) == expected
+
+
+# --- Links on every kind of TLD, and what is no link (issue 19) --------------------------------
+
+
+def test_the_tld_list_is_twitter_texts_whole_list() -> None:
+    # Generated from the npm package twitter-text 3.1.0 (scripts/refresh_text_data.py).
+    assert len(TLDS) == 1574
+    assert {"com", "fyi", "tokyo", "bank", "zip", "みんな", "рф", "onion"} <= TLDS
+    assert "web" not in TLDS  # not a delegated TLD
+
+
+@pytest.mark.parametrize("tld", ["com", "de", "fyi", "tokyo", "bank", "zip", "みんな", "рф"])
+def test_x_counts_a_link_on_any_known_tld_as_23(tld: str) -> None:
+    assert count_weighted("a" * 257 + f" https://ex.{tld}") == 281
+    assert count_graphemes(f"https://ex.{tld}/" + "a" * 40, url_length=23) == 23
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        pytest.param("https://ex.web/path", id="undelegated-tld"),
+        pytest.param("http://192.168.0.1/index.html", id="ipv4-host"),
+        pytest.param("https://user:pw@example.com/x", id="userinfo"),
+        pytest.param("http://[::1]/x", id="ipv6-host"),
+    ],
+)
+def test_neither_x_nor_mastodon_links_these(link: str) -> None:
+    assert x_url_spans(link) == []
+    assert mastodon_url_spans(link) == []
+    assert count_weighted(link) == len(link)
+    assert count_graphemes(link, url_length=23) == len(link)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # libidn's IDNA 2003 (the Ruby gem's is_valid_domain) refuses unassigned code points.
+        pytest.param("https://🐦.example.com/" + "a" * 30, 52, id="emoji-host-fails-idna-2003"),
+        # The regex still matches a scheme-less URL and skips it, taking its text with it.
+        pytest.param("foo.com/https://example.com", 27, id="bare-match-swallows-a-link"),
+        pytest.param('https://a"b.com/x', 17, id="quote-ends-a-ruby-domain"),
+        # The path may end in the gem's original balanced parentheses only.
+        pytest.param("https://ex.com/wiki/(日本)", 23 + 4, id="unicode-in-final-parens"),
+        pytest.param("https://ex.com/wiki/(film)", 23, id="ascii-final-parens"),
+        pytest.param("https://ex.com/?q=日本", 23, id="unicode-query"),
+    ],
+)
+def test_mastodon_follows_its_own_link_rules(text: str, expected: int) -> None:
+    assert count_graphemes(text, url_length=23) == expected
+
+
+# --- Decisions (issue 19): each follows the network's documented behaviour, see text.py --------
+
+
+def test_x_decision_a_crlf_counts_once() -> None:
+    # X stores CRLF as LF (twitter-text issue #8, pull request #9); twitter-text alone says 4.
+    assert count_weighted("a\r\nb") == 3
+    assert count_weighted("a\r\n\r\nb") == 4
+    assert count_weighted("a\rb") == 3  # a lone CR still counts
+
+
+@pytest.mark.parametrize(
+    "emoji",
+    [
+        pytest.param("\U0001f426\u200d\U0001f525", id="phoenix"),
+        pytest.param("\U0001f9d1\u200d\U0001f9d1\u200d\U0001f9d2", id="family-adult-adult-child"),
+        pytest.param("\U0001f642\u200d\u2194\ufe0f", id="head-shaking-horizontally"),
+        pytest.param("\U0001f9d1\u200d\U0001f527", id="mechanic"),
+        pytest.param("\U0001faef", id="fight-cloud"),
+    ],
+)
+def test_x_decision_every_emoji_current_twemoji_draws_weighs_2(emoji: str) -> None:
+    # docs.x.com counting characters: "All emojis count as 2 characters, regardless of
+    # complexity"; twitter-text 3.1.0's 2020 emoji data would say 5 to 8 for these.
+    assert count_weighted(emoji) == 2
+    assert count_weighted(emoji * 140) == 280
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("\U0001f1e6", 2, id="lone-indicator"),
+        pytest.param("\U0001f1e6\U0001f1e6", 4, id="pair-that-is-no-flag"),
+        pytest.param("\U0001f1eb\U0001f1f7", 2, id="flag"),
+        pytest.param("\U0001f1e6\U0001f1eb\U0001f1f7", 4, id="flag-then-lone"),
+    ],
+)
+def test_x_decision_regional_indicators_pair_only_into_flags(text: str, expected: int) -> None:
+    # Twemoji draws a lone indicator as an emoji and pairs two only into a flag it draws.
+    assert count_weighted(text) == expected
+
+
+def test_graphemes_pair_any_two_regional_indicators() -> None:
+    assert count_graphemes("\U0001f1e6\U0001f1e6") == 1  # UAX #29, as Bluesky counts
+
+
+def test_x_invalid_characters_are_found_in_order() -> None:
+    assert x_invalid_characters("a\uffffb\ufeffc\uffff") == ["\uffff", "\ufeff"]
+    assert x_invalid_characters("plain") == []

@@ -33,6 +33,8 @@ FILLER_SIZE = {"graphemes": 1, "weighted": 2, "utf16": 1, "bytes": 3}  # of CJK
 def text_of_length(rule: TextRule, length: int) -> str:
     """Text of exactly ``length`` units of ``rule``: emoji, flags, combining marks, CJK, a URL."""
     pieces = list(PIECES[rule.unit])
+    if rule.emoji_as_bytes:  # Threads: an emoji counts its UTF-8 bytes
+        pieces = [(FAMILY, 25), (WAVE_MEDIUM, 8), (FLAG_FR, 8), (E_ACUTE, 1), (CJK, 1)]
     # A long URL costs urlLength where the network discounts it, its full length elsewhere.
     pieces.append((LONG_URL, rule.url_length or len(LONG_URL)))
     if rule.unit == "graphemes" and rule.url_length is not None:
@@ -144,7 +146,8 @@ def test_text_at_the_limit_passes_and_one_unit_more_fails(provider_id: str, kind
 
 
 def test_bluesky_text_of_300_graphemes_passes_and_301_fails() -> None:
-    text = FAMILY * 100 + FLAG_FR * 50 + WAVE_MEDIUM * 50 + E_ACUTE * 50 + CJK * 50
+    # 300 graphemes in 2500 bytes (the lexicon's second cap, 3000 bytes, is met too).
+    text = FAMILY * 50 + FLAG_FR * 50 + WAVE_MEDIUM * 50 + E_ACUTE * 50 + CJK * 100
     assert check("bluesky", "post", text) == []
     assert check("bluesky", "post", text + CJK) == [
         FieldError("targets[1].text", "too_long", "has 301 graphemes; bluesky allows 300")
@@ -157,6 +160,75 @@ def test_x_text_of_280_weighted_characters_passes_and_281_fails() -> None:
     assert check("x", "post", text) == []
     assert check("x", "post", text + E_ACUTE) == [
         FieldError("targets[1].text", "too_long", "has 281 weighted characters; x allows 280")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        pytest.param("\u200d" * 5000, 15000, id="5000-zwj-one-grapheme"),
+        pytest.param(FAMILY * 300, 7500, id="300-family-emoji"),
+        pytest.param(FAMILY * 120 + "a", 3001, id="one-byte-over"),
+    ],
+)
+def test_bluesky_refuses_more_than_3000_bytes_within_300_graphemes(text: str, size: int) -> None:
+    # app.bsky.feed.post text: maxGraphemes 300 and maxLength 3000 (bytes); both must hold, and
+    # the error counts in the unit that was exceeded.
+    assert check("bluesky", "post", text) == [
+        FieldError("targets[1].text", "too_long", f"has {size} bytes; bluesky allows 3000 bytes")
+    ]
+
+
+def test_bluesky_text_of_exactly_3000_bytes_passes() -> None:
+    assert check("bluesky", "post", FAMILY * 120) == []  # 120 graphemes, 3000 bytes
+
+
+def test_bluesky_byte_cap_holds_for_each_thread_reply() -> None:
+    errors = check("bluesky", "post", "hi", options={"thread": ["ok", FAMILY * 121]})
+    assert errors == [
+        FieldError(
+            "targets[1].options.thread[1]", "too_long", "has 3025 bytes; bluesky allows 3000 bytes"
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("character", "described"),
+    [
+        ("\ufffe", "U+FFFE (a noncharacter)"),
+        ("\ufeff", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)"),
+        ("\uffff", "U+FFFF (a noncharacter)"),
+    ],
+)
+def test_x_refuses_the_characters_twitter_text_declares_invalid(
+    character: str, described: str
+) -> None:
+    assert check("x", "post", f"hello {character}world") == [
+        FieldError(
+            "targets[1].text", "invalid_character", f"contains {described}, which x does not accept"
+        )
+    ]
+    assert fields(check("x", "post", "hi", options={"thread": [f"a{character}"]})) == [
+        ("targets[1].options.thread[0]", "invalid_character")
+    ]
+
+
+def test_threads_counts_an_emoji_as_its_utf8_bytes() -> None:
+    # "Emojis are counted as the number of UTF-8 bytes" (Threads API, Posts, Limitations).
+    text = GRIN * 125  # 125 graphemes, 500 bytes
+    assert check("threads", "post", text) == []
+    assert check("threads", "post", text + "a") == [
+        FieldError("targets[1].text", "too_long", "has 501 graphemes; threads allows 500")
+    ]
+    assert check("threads", "post", FAMILY * 20) == []  # 20 x 25 = 500
+    assert check("threads", "post", "a" * 499 + "\u00e9") == []  # not an emoji: 1 each
+
+
+def test_threads_allows_at_most_5_distinct_links() -> None:
+    links = [f"https://example.com/{n}" for n in range(6)]
+    assert check("threads", "post", " ".join(links[:5] + links[:2])) == []
+    assert check("threads", "post", "see www.facebook.com " + " ".join(links[:5])) == [
+        FieldError("targets[1].text", "too_many_links", "has 6 links; threads allows 5")
     ]
 
 

@@ -32,7 +32,13 @@ class TextRule(DeclarationModel):
     unit: TextUnit
     # Each URL counts this many units whatever its real length (X and Mastodon: 23).
     url_length: int | None = None
-    # Characters the network refuses outright (YouTube: "<" and ">").
+    # A second cap in UTF-8 bytes that the text must meet as well (Bluesky: 3000).
+    max_bytes: int | None = None
+    # Graphemes, but an emoji counts as many as its UTF-8 bytes (Threads).
+    emoji_as_bytes: bool = False
+    # The most distinct links the text may hold (Threads: 5).
+    max_links: int | None = None
+    # Characters the network refuses outright (YouTube: "<" and ">"; X: U+FFFE, U+FEFF, U+FFFF).
     forbidden_characters: list[str] | None = None
 
 

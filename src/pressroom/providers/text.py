@@ -2,46 +2,59 @@
 
 Four units, one per family of networks:
 
-- ``weighted``: X (twitter-text v3). NFC-normalized code points weigh 1 in four ranges (Latin to
-  Georgian, some spaces, quotes and dashes) and 2 elsewhere (CJK, most symbols); every emoji
-  sequence (ZWJ family, skin tone, flag, keycap) weighs 2 whatever its code points; every URL
-  weighs 23. The total is compared with 280.
+- ``weighted``: X. twitter-text's ``parseTweet`` (config v3): NFC-normalized code points weigh 1
+  in four ranges (Latin to Georgian, some spaces, quotes and dashes) and 2 elsewhere (CJK, most
+  symbols); every emoji sequence Twemoji draws (ZWJ family, skin tone, flag, keycap) weighs 2
+  whatever its code points; every URL X links weighs 23. The total is compared with 280.
 - ``graphemes``: extended grapheme clusters (UAX #29), what Bluesky, Threads, LinkedIn,
   Instagram, Facebook, Pinterest and Mastodon call characters. With a ``url_length`` the text is
   first rewritten the way Mastodon's ``StatusLengthValidator`` does: each URL becomes
   ``url_length`` characters and each remote mention ``@user@domain`` becomes ``@user``.
 - ``utf16``: UTF-16 code units (JavaScript ``String.length``), TikTok's "UTF-16 runes".
-- ``bytes``: UTF-8 bytes, YouTube's description limit.
+- ``bytes``: UTF-8 bytes, YouTube's description limit and Bluesky's second cap.
 
-URL detection follows twitter-text's rules (learned from its conformance suite, not its code):
+Links follow each network's own extractor, rule for rule (the differential tests in
+``tests/differential`` hold X's against twitter-text itself):
 
-- detected: ``http://`` and ``https://`` URLs (scheme case-insensitive) whose host is a domain
-  ending in a known TLD (``TLDS`` below: legacy gTLDs, every ccTLD, common new gTLDs, a few IDN
-  TLDs, and any ``xn--`` punycode TLD), an IPv4 address or a bracketed IPv6 literal; Unicode host
-  labels (``http://☃.net``); optional userinfo and port; path, query and fragment with twitter-
-  text's character classes, so trailing punctuation (``.`` ``,`` ``!`` ``'``...) is left out and
-  balanced parentheses are kept; ``t.co`` links end after their slug.
-- detected for X only: bare domains with a known TLD (``example.com/path``, ``foo.co.jp``), made
-  of ASCII letters, digits and Latin accented letters, not preceded by ``-`` ``_`` ``.`` ``/``.
-- not detected: a URL preceded by a letter, digit, ``@``, ``$`` or ``#`` (``#test.com``,
-  ``user@example.com``); a TLD followed by a letter, digit or ``@`` (``foo.comm``, ``tar.bz2``);
-  hosts with a label longer than 63 characters once punycode-encoded, or URLs longer than 4096;
-  other schemes (``ftp://``); TLDs missing from the list: such a URL is counted character by
-  character, more than 23 when it is long, fewer when it is shorter than 23.
+- X (twitter-text 3.1.0 ``extractUrlsWithIndices``): a link is ``http(s)://`` or nothing, then a
+  domain whose last label is a TLD twitter-text knows (``tlds.py``, generated from the npm
+  package: 1,574 of them, no ``.web``) or punycode ``xn--``, then an optional port, path and
+  query. There are no IP hosts and no ``user:pw@`` userinfo: ``http://192.168.0.1/`` and
+  ``https://user:pw@example.com`` are counted character by character, as X does. Domain labels
+  hold anything but ASCII punctuation, spaces and directional marks; a bare domain (no scheme)
+  links only its ASCII and Latin-accented part and not after ``-`` ``_`` ``.`` ``/``. Paths end
+  in a letter, digit, ``=`` ``_`` ``#`` ``/`` ``+`` ``-`` or balanced parentheses (one level of
+  nesting), so sentence punctuation after a link stays out. A link may not follow a letter,
+  digit, ``@``, ``$``, ``#`` or an invalid character; ``t.co`` links end after their slug (at
+  most 40). A label longer than 63 once punycode-encoded, or a link longer than 4096 UTF-16 units
+  counting its scheme (``https://`` for a bare one) twice, is no link.
+- Mastodon (the Ruby gem of the same twitter-text version, with Mastodon's
+  ``config/initializers/twitter_regex.rb`` and ``StatusLengthValidator``): only links with a
+  scheme count (``http``, ``https``, ``dat``, ``dweb``, ``ipfs``, ``ipns``, ``ssb``, ``gopher``,
+  ``gemini``), though a bare domain still takes its text out of the scan; the path is any
+  non-space character but ``<`` ``>`` ``(`` ``)`` ``?``, ending in one that is not sentence
+  punctuation; queries may hold any Unicode character. The Ruby punctuation class also keeps
+  ``"`` and backquote out of domains, and the domain must pass IDNA 2003 (libidn's
+  ``toASCII``, no unassigned code points): ``https://🐦.example.com`` is not a link there.
 
-Mastodon detects only URLs with a scheme (its validator disables bare domains), with its own
-broader path rule (any non-space character, ``?``, ``<``, ``>`` and parentheses excepted) and a few
-more schemes (``dat``, ``dweb``, ``ipfs``, ``ipns``, ``ssb``, ``gopher``, ``gemini``), as in its
-``config/initializers/twitter_regex.rb``.
+Matching case-insensitively the way JavaScript's ``/i`` does (ASCII letters, and non-ASCII
+letters with non-ASCII partners only: the Kelvin sign is not a ``k``), every pattern runs on a
+folded copy of the text (``_fold``), one character for one, so positions carry over.
 """
 
 from __future__ import annotations
 
+import encodings.idna
+import stringprep
+import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 import regex
+
+from pressroom.providers.tlds import COUNTRY_TLDS, GENERIC_TLDS
+from pressroom.providers.twemoji import SEQUENCES
 
 TextUnit = Literal["weighted", "graphemes", "utf16", "bytes"]
 
@@ -52,129 +65,196 @@ DEFAULT_WEIGHT = 200
 LIGHT_WEIGHT = 100
 LIGHT_RANGES: tuple[tuple[int, int], ...] = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
 TRANSFORMED_URL_LENGTH = 23
-# twitter-text Extractor: a URL longer than this (host punycode-encoded) is not a link.
+# twitter-text's extractor: a link longer than this is none; so is a label over 63 characters
+# once punycode-encoded, or a t.co slug over 40.
 MAX_URL_LENGTH = 4096
 MAX_LABEL_LENGTH = 63
 MAX_TCO_SLUG_LENGTH = 40
+# twitter-text regexp/invalidCharsGroup.js: a Tweet holding one of these is not valid
+# (parseTweet answers valid: false), however short.
+X_INVALID_CHARACTERS = ("\ufffe", "\ufeff", "\uffff")
 
-# Top-level domains a URL may end in. twitter-text ships the whole IANA list; this one keeps the
-# legacy gTLDs, every ISO 3166 ccTLD, the new gTLDs people actually link to and a few IDN TLDs.
-_GENERIC_TLDS = """
-    com net org edu gov mil int info biz name pro aero asia cat coop jobs mobi museum post tel
-    travel xxx academy actor africa agency amazon app apple art audio bar bet bike bio black
-    blog blue book box build business buzz cafe cam camera capital care careers casa center
-    chat city click cloud club codes coffee community company computer consulting cool dance
-    data dating deals delivery dental design dev digital direct directory domains download
-    earth eco education email energy engineer estate events exchange expert express fashion
-    film finance fit fitness foundation free fun fund game games garden gift global gmbh golf
-    google graphics green group guide guru health help host house how icu inc ink institute
-    insure international investments jetzt kitchen land lat law lawyer lease legal lgbt life
-    lighting limited link live llc llp lol london love ltd market marketing mba media men menu
-    moda moe money movie music network news ninja nyc observer one online ooo page paris
-    partners party photo photography photos pics pictures pink pizza place plus press
-    productions promo properties pub radio red reise rent repair report rest restaurant review
-    reviews rocks run sale salon school science security services sexy shoes shop show singles
-    site ski soccer social software solar solutions space store studio style supply support
-    surf systems tax taxi team tech technology tips today tools top tours town toys trade
-    training tube university uno vegas ventures video villas vip vision vote voyage wang watch
-    web website wiki win wine work works world wtf xyz yoga zone
-"""
-_COUNTRY_TLDS = """
-    ac ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo bq br
-    bs bt bv bw by bz ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz
-    ec ee eg er es et eu fi fj fk fm fo fr ga gb gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw
-    gy hk hm hn hr ht hu id ie il im in io iq ir is it je jm jo jp ke kg kh ki km kn kp kr kw ky
-    kz la lb lc li lk lr ls lt lu lv ly ma mc md me mg mh mk ml mm mn mo mp mq mr ms mt mu mv mw
-    mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm pn pr ps pt pw py qa
-    re ro rs ru rw sa sb sc sd se sg sh si sj sk sl sm sn so sr ss st su sv sx sy sz tc td tf tg
-    th tj tk tl tm tn to tr tt tv tw tz ua ug uk us uy uz va vc ve vg vi vn vu wf ws ye yt za zm
-    zw
-"""
-_IDN_TLDS = """
-    みんな 中国 中國 香港 台灣 台湾 新加坡 한국 рф бел укр срб қаз мкд мон ελ
-    مصر السعودية امارات ایران پاکستان قطر الاردن المغرب تونس عمان भारत ไทย 公司 网络 在线 网址
-"""  # noqa: RUF001 (Cyrillic and Greek TLDs)
-TLDS: frozenset[str] = frozenset((_GENERIC_TLDS + _COUNTRY_TLDS + _IDN_TLDS).split())
+# Every TLD twitter-text links (generated, see tlds.py).
+TLDS: frozenset[str] = frozenset(GENERIC_TLDS + COUNTRY_TLDS)
 
-# A TLD from the list (a regex named list, matched as a set) or punycode, not followed by a letter,
-# digit or "@" ("foo.comm", "tar.bz2" and "john.doe.gov@mail.com" hold no link).
-_TLD = r"(?:\L<tlds>|xn--[0-9a-z-]+)(?![a-z0-9@])"
 
-# Characters that end a host label: ASCII punctuation and symbols, Unicode punctuation,
-# separators, controls and format characters (directional marks, BOM), noncharacters.
-_HOST_CHAR = r"[^\p{P}\p{Z}\p{C}\s!-/:-@\[-`{-~]"
-_LATIN_ACCENTS = (
-    "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff\u0100-\u024f\u0253\u0254\u0256\u0257\u0259\u025b"
-    "\u0263\u0268\u026f\u0272\u0289\u028b\u02bb\u0300-\u036f\u1e00-\u1eff"
+# --- JavaScript's case-insensitive matching ------------------------------------------------------
+
+
+def _canonical(char: str) -> str:
+    """ECMAScript Canonicalize for /i without /u: the upper case, when it is one code unit and
+    does not turn a non-ASCII character into an ASCII one."""
+    upper = char.upper()
+    if len(upper) != 1 or (ord(char) >= 128 and ord(upper) < 128) or ord(upper) > 0xFFFF:
+        return char
+    return upper
+
+
+_FOLD: dict[int, str] = {
+    code: _canonical(chr(code))
+    for code in range(0x10000)
+    if not 0xD800 <= code < 0xE000 and _canonical(chr(code)) != chr(code)
+}
+
+
+def _fold(text: str) -> str:
+    return text.translate(_FOLD)
+
+
+def _class(members: Iterable[str]) -> str:
+    """A character class body matching, in folded text, what ``members`` match under /i."""
+    folded = sorted({ord(_canonical(m)) for m in members})
+    parts = []
+    index = 0
+    while index < len(folded):
+        low = high = folded[index]
+        while index + 1 < len(folded) and folded[index + 1] == high + 1:
+            index += 1
+            high = folded[index]
+        parts.append(_escape(low) if low == high else f"{_escape(low)}-{_escape(high)}")
+        index += 1
+    return "".join(parts)
+
+
+def _escape(code: int) -> str:
+    return f"\\U{code:08x}"
+
+
+def _chars(*spans: str | tuple[int, int]) -> list[str]:
+    out: list[str] = []
+    for span in spans:
+        if isinstance(span, tuple):
+            out.extend(chr(c) for c in range(span[0], span[1] + 1))
+        else:
+            out.extend(span)
+    return out
+
+
+_ASCII_LETTERS = _chars((0x61, 0x7A), (0x41, 0x5A))
+_DIGITS = _chars((0x30, 0x39))
+# twitter-text regexp/latinAccentChars.js and cyrillicLettersAndMarks.js.
+_LATIN_ACCENTS = _chars(
+    (0xC0, 0xD6),
+    (0xD8, 0xF6),
+    (0xF8, 0xFF),
+    (0x100, 0x24F),
+    "\u0253\u0254\u0256\u0257\u0259\u025b\u0263\u0268\u026f\u0272\u0289\u028b\u02bb",
+    (0x300, 0x36F),
+    (0x1E00, 0x1EFF),
 )
-_CYRILLIC = "\u0400-\u04ff"
-# A bare domain (no scheme) is made of ASCII letters, digits and Latin accented letters only.
-_BARE_CHAR = f"[a-z0-9{_LATIN_ACCENTS}]"
+_CYRILLIC = _chars((0x400, 0x4FF))
+# regexp/spacesGroup.js, invalidCharsGroup.js, directionalMarkersGroup.js.
+_SPACES = (
+    "\\x09-\\x0d\\x20\\x85\\xa0\\u1680\\u180e\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+_INVALID = "\\ufffe\\ufeff\\uffff"
+_DIRECTIONAL = "\\u202a-\\u202e\\u061c\\u200e\\u200f\\u2066-\\u2069"
+# regexp/punct.js: ASCII punctuation but '"' and '`' (the Ruby gem's list has both).
+_JS_PUNCT = "!'#%&()*+,\\-./:;<=>?@[]^_{|}~$"
+_RUBY_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+# regexp/validUrlPrecedingChars.js: anything but a letter, digit, @, $, # or an invalid
+# character; a directional mark; or the start of the text. The character is consumed.
+_PRECEDING = (
+    rf"(?P<before>[^{_class(_ASCII_LETTERS + _DIGITS)}@\uff20$#\uff03{_INVALID}]"
+    rf"|[{_DIRECTIONAL}]|^)"
+)
+_TLD_END = rf"(?=[^{_class(_ASCII_LETTERS + _DIGITS)}@+\-]|\Z)"
+_TLD = rf"(?:\L<generic>{_TLD_END}|\L<country>{_TLD_END}|XN--[\-0-9A-Z]+)"
+_GENERIC = [_fold(tld) for tld in GENERIC_TLDS]
+_COUNTRY = [_fold(tld) for tld in COUNTRY_TLDS]
 
 
-def _domain(char: str) -> str:
-    # Subdomains may hold "_" and "-" inside a label, the registered name only "-". The counts
-    # are DNS's own bounds (63-character labels, 127 labels) and keep backtracking linear; the
-    # exact label length is checked after punycode encoding.
-    sub = rf"{char}(?:[-_]{{0,62}}{char}){{0,62}}"
-    name = rf"{char}(?:-{{0,62}}{char}){{0,62}}"
-    return rf"(?:{sub}\.){{0,126}}{name}\.{_TLD}"
+def _label_runs(punct: str) -> regex.Pattern[str]:
+    """Runs of characters a subdomain label may hold (its widest kind)."""
+    stop = "".join(_escape(ord(c)) for c in sorted(set(punct) - {"_", "-"}))
+    return regex.compile(f"[^{stop}{_SPACES}{_INVALID}{_DIRECTIONAL}]+")
 
 
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}(?![0-9])"
-# IPv6 literals are recognised by shape, not validated group by group.
-_IPV6 = r"\[[0-9a-f:.]+\]"
-_HOST = rf"(?P<host>{_domain(_HOST_CHAR)}|{_IPV4}|{_IPV6})"
-_USERINFO = r"(?:[-a-z0-9._~!$&'()*+,;=:%]+@)?"
-_PORT = r"(?::[0-9]+)?"
+def _domain(punct: str) -> str:
+    # regexp/validDomain.js: subdomains (labels with "_" or "-" inside), the name (labels with
+    # "-" inside), the TLD. A label runs to the next "." whatever the regex tries, so it is
+    # matched atomically: the same matches, without the backtracking.
+    def outside(chars: str) -> str:
+        escaped = "".join(_escape(ord(c)) for c in sorted(set(chars)))
+        return f"[^{escaped}{_SPACES}{_INVALID}{_DIRECTIONAL}]"
 
-# twitter-text path and query: a path piece must end in a letter, digit, "=", "_", "-", "+",
-# "/", "#" or a balanced parenthesis, so sentence punctuation after a link is not part of it.
-_X_PATH_CHAR = rf"[a-z0-9!*';:=+,.$/%#\[\]\-\u2013_~&|@{_LATIN_ACCENTS}{_CYRILLIC}]"
-_X_PARENS = rf"\((?:{_X_PATH_CHAR}+|{_X_PATH_CHAR}*\({_X_PATH_CHAR}+\){_X_PATH_CHAR}*)\)"
-_X_PATH_END = rf"(?:[a-z0-9=_#/\-+{_LATIN_ACCENTS}{_CYRILLIC}]|{_X_PARENS})"
+    char = outside(punct)
+    sub = rf"(?>{char}{outside(punct.replace('_', '').replace('-', ''))}*)(?<={char})\."
+    name = rf"(?>{char}{outside(punct.replace('-', ''))}*)(?<={char})\."
+    return rf"(?:{sub})*{name}{_TLD}"
+
+
+_X_PATH_CHAR = f"[{_class(_ASCII_LETTERS + _CYRILLIC + _DIGITS + _LATIN_ACCENTS)}" + (
+    r"!*';:=+,.$/%#\[\]\-\u2013_~@|&]"
+)
+_X_PARENS = rf"\((?:{_X_PATH_CHAR}+|(?:{_X_PATH_CHAR}*\({_X_PATH_CHAR}+\){_X_PATH_CHAR}*))\)"
+_X_PATH_END = (
+    rf"(?:[+\-{_class(_ASCII_LETTERS + _CYRILLIC + _DIGITS + _LATIN_ACCENTS)}=_#/]|{_X_PARENS})"
+)
 _X_PATH = (
-    rf"(?:/(?:{_X_PATH_CHAR}*(?:{_X_PARENS}{_X_PATH_CHAR}*)*{_X_PATH_END}"
-    rf"|@{_X_PATH_CHAR}+/)*)?"
+    rf"(?:(?:{_X_PATH_CHAR}*(?:{_X_PARENS}{_X_PATH_CHAR}*)*{_X_PATH_END})|(?:@{_X_PATH_CHAR}+/))"
 )
-_X_QUERY = r"(?:\?[a-z0-9!?*'();:&=+$/%#\[\]\-_.,~|@]*[a-z0-9\-_&=#/])?"
+_X_QUERY_CHAR = rf"[{_class(_ASCII_LETTERS + _DIGITS)}!?*'@();:&=+$/%#\[\]\-_.,~|]"
+_X_QUERY_END = rf"[{_class(_ASCII_LETTERS + _DIGITS)}\-_&=#/]"
+_X_QUERY = rf"\?{_X_QUERY_CHAR}*{_X_QUERY_END}"
 
-# Mastodon's path and query (config/initializers/twitter_regex.rb): any non-space character but
-# "<", ">", "(", ")" and "?", ending in one that is not sentence punctuation.
-_UCHARS = "\u00a0-\ud7ff\ue000-\uf8ff\uf900-\ufdcf\ufdf0-\uffef\U00010000-\U0010fffd"
-_M_PATH_CHAR = r"[^\s<>()?]"
-_M_PARENS = rf"\((?:{_M_PATH_CHAR}+|{_M_PATH_CHAR}*\({_M_PATH_CHAR}+\){_M_PATH_CHAR}*)\)"
-_M_PATH_END = rf"(?:[^\s()?!*\"'「」<>;:=,.$%\[\]~&|@]|{_M_PARENS})"
-_M_PATH = (
-    rf"(?:/(?:{_M_PATH_CHAR}*(?:{_M_PARENS}{_M_PATH_CHAR}*)*{_M_PATH_END}"
-    rf"|{_M_PATH_CHAR}+/)*)?"
-)
-_M_QUERY = rf"(?:\?[a-z0-9!?*'();:&=+$/%#\[\]\-_.,~|@^{_UCHARS}]*[a-z0-9_&=#/\-{_UCHARS}])?"
-
-# A link may not follow a letter, digit, "@", "$", "#" (mentions, cashtags, hashtags, emails) or an
-# invalid character; directional marks are fine (twitter-text's valid_url_preceding_chars).
-_PRECEDING = "(?<![a-z0-9@\uff20$#\uff03\ufffe\ufeff\uffff])"
-# A bare domain may not continue a word, a path or a failed URL either.
-_BARE_PRECEDING = r"(?<![-_./])"
-
-_FLAGS = regex.IGNORECASE | regex.V1
 _X_URL = regex.compile(
-    rf"{_PRECEDING}(?:(?P<url>https?://{_USERINFO}{_HOST}{_PORT}{_X_PATH}{_X_QUERY})"
-    rf"|{_BARE_PRECEDING}(?P<bare>(?P<bare_host>{_domain(_BARE_CHAR)}){_PORT}{_X_PATH}{_X_QUERY}))",
-    _FLAGS,
-    tlds=TLDS,
+    rf"{_PRECEDING}(?P<url>(?P<protocol>HTTPS?://)?(?P<domain>{_domain(_JS_PUNCT)})"
+    rf"(?::[0-9]+)?(?P<path>/{_X_PATH}*)?(?:{_X_QUERY})?)",
+    regex.VERSION0,
+    generic=_GENERIC,
+    country=_COUNTRY,
+)
+# regexp/validAsciiDomain.js: the part of a scheme-less domain that may be linked.
+_X_LABEL_RUNS = _label_runs(_JS_PUNCT)
+_X_PROTOCOL = regex.compile("HTTPS?://")
+_X_ASCII_DOMAIN = regex.compile(
+    rf"(?:[\-{_class(_ASCII_LETTERS + _DIGITS + _LATIN_ACCENTS)}]+\.)+{_TLD}",
+    regex.VERSION0,
+    generic=_GENERIC,
+    country=_COUNTRY,
+)
+_X_TCO = regex.compile(rf"HTTPS?://T\.CO/(?P<slug>[A-Z0-9]+)(?:{_X_QUERY})?", regex.VERSION0)
+_DEFAULT_PROTOCOL = "https://"
+# punycode.js toASCII: these separate labels too.
+_LABEL_SEPARATORS = regex.compile("[.\u3002\uff0e\uff61]")
+
+# Mastodon's config/initializers/twitter_regex.rb. Its path-ending rule was written before it
+# redefines the balanced parentheses, so a path may end in the gem's original ones.
+_M_OLD_PATH_CHAR = f"[{_class(_ASCII_LETTERS + _DIGITS + _LATIN_ACCENTS)}\\p{{Cyrillic}}" + (
+    r"!*';:=+,.$/%#\[\]\-\u2013_~|&@]"
+)
+_M_OLD_PARENS = (
+    rf"\((?:{_M_OLD_PATH_CHAR}+|(?:{_M_OLD_PATH_CHAR}*\({_M_OLD_PATH_CHAR}+\)"
+    rf"{_M_OLD_PATH_CHAR}*))\)"
+)
+_M_PATH_CHAR = r"[^\p{White_Space}<>()?]"
+_M_PATH_END = rf"(?:[^\p{{White_Space}}()?!*\"'「」<>;:=,.$%\[\]~&|@]|(?:{_M_OLD_PARENS}))"
+_M_PARENS = rf"\((?:{_M_PATH_CHAR}+|(?:{_M_PATH_CHAR}*\({_M_PATH_CHAR}+\){_M_PATH_CHAR}*))\)"
+_M_PATH = (
+    rf"(?:(?:{_M_PATH_CHAR}*(?:{_M_PARENS}{_M_PATH_CHAR}*)*{_M_PATH_END})|(?:{_M_PATH_CHAR}+/))"
+)
+_UCHARS = (
+    "\\xa0-\\ud7ff\\uf900-\\ufdcf\\ufdf0-\\uffef\\U00010000-\\U0001fffd\\U00020000-\\U0002fffd"
+    "\\U00030000-\\U0003fffd\\U00040000-\\U0004fffd\\U00050000-\\U0005fffd\\U00060000-\\U0006fffd"
+    "\\U00070000-\\U0007fffd\\U00080000-\\U0008fffd\\U00090000-\\U0009fffd\\U000a0000-\\U000afffd"
+    "\\U000b0000-\\U000bfffd\\U000c0000-\\U000cfffd\\U000d0000-\\U000dfffd\\U000e1000-\\U000efffd"
+    "\\ue000-\\uf8ff\\U000f0000-\\U000ffffd\\U00100000-\\U0010fffd"
+)
+_M_QUERY = (
+    rf"\?[{_class(_ASCII_LETTERS + _DIGITS)}!?*'();:&=+$/%#\[\]\-_.,~|@\^{_UCHARS}]*"
+    rf"[{_class(_ASCII_LETTERS + _DIGITS)}_&=#/\-{_UCHARS}]"
 )
 _MASTODON_URL = regex.compile(
-    rf"{_PRECEDING}(?P<url>(?:https?|dat|dweb|ipfs|ipns|ssb|gopher|gemini)://"
-    rf"{_USERINFO}{_HOST}{_PORT}{_M_PATH}{_M_QUERY})",
-    _FLAGS,
-    tlds=TLDS,
+    rf"{_PRECEDING}(?P<url>(?P<protocol>(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://)?"
+    rf"(?P<domain>{_domain(_RUBY_PUNCT)})(?::[0-9]+)?(?P<path>/{_M_PATH}*)?(?:{_M_QUERY})?)",
+    regex.VERSION0,
+    generic=_GENERIC,
+    country=_COUNTRY,
 )
-_TCO = regex.compile(
-    r"https?://t\.co/(?P<slug>[a-z0-9]+)(?:\?[a-z0-9!?*'();:&=+$/%#\[\]\-_.,~|@]*[a-z0-9\-_&=#/])?",
-    regex.IGNORECASE,
-)
+_MASTODON_LABEL_RUNS = _label_runs(_RUBY_PUNCT)
+_MASTODON_PROTOCOL = regex.compile("(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://")
 
 # Mastodon's Account::MENTION_RE: @username, optionally @domain.
 _MENTION = regex.compile(
@@ -182,25 +262,66 @@ _MENTION = regex.compile(
     regex.IGNORECASE,
 )
 # twitter-text's end_mention_match: a mention followed by these is not a mention.
-_MENTION_END = regex.compile(rf"[@\uff20{_LATIN_ACCENTS}]|://")
-
-# One emoji sequence (UTS #51): keycap, flag, tag sequence (England), modifier sequence,
-# presentation sequence or pictograph, joined by ZWJ. "#", "*", digits, "©" and "®" are text
-# unless followed by U+FE0F or a keycap.
-_EMOJI_ELEMENT = (
-    r"(?:[#*0-9]\uFE0F?\u20E3"
-    r"|\p{Regional_Indicator}{2}"
-    r"|\U0001F3F4[\U000E0020-\U000E007E]+\U000E007F"
-    r"|\p{Emoji_Modifier_Base}\p{Emoji_Modifier}"
-    r"|[\p{Emoji}--[#*0-9]]\uFE0F"
-    r"|[[\p{Emoji_Presentation}\p{Extended_Pictographic}]--[#*0-9\u00a9\u00ae]])\uFE0F?"
-)
-_EMOJI = regex.compile(rf"{_EMOJI_ELEMENT}(?:\u200D{_EMOJI_ELEMENT})*", regex.V1)
+_MENTION_END = regex.compile(f"[@\uff20{regex.escape(''.join(_LATIN_ACCENTS))}]|://")
 _GRAPHEME = regex.compile(r"\X")
 
 # Pathological input must not stall a request: give up on URL detection after this long and count
 # the text character by character (over-counting, the safe direction).
 _URL_SCAN_TIMEOUT_SECONDS = 0.5
+
+
+# --- Twemoji -------------------------------------------------------------------------------------
+# X weighs "emoji supported by twemoji" as 2 (docs.x.com, counting characters; twitter-text's
+# parseTweet asks the Twemoji parser). The sequences come from the current Twemoji parser
+# (twemoji.py, generated), matched longest first, which the generator checked gives the parser's
+# own answers. A sequence marked "!" is an emoji only when U+FE0E (text style) does not follow.
+_TEXT_STYLE = "\ufe0e"
+_END = ""
+_Trie = dict[str, "_Trie | int"]
+
+
+def _build_trie(sequences: Iterable[str]) -> _Trie:
+    root: _Trie = {}
+    for entry in sequences:
+        needs_emoji_style = entry.endswith("!")
+        node = root
+        for code in entry.rstrip("!").split("-"):
+            child = node.setdefault(chr(int(code, 16)), {})
+            assert isinstance(child, dict)
+            node = child
+        # 1: always an emoji; 2: only when no U+FE0E follows. "Always" wins.
+        previous = node.get(_END)
+        node[_END] = 2 if needs_emoji_style and previous in (None, 2) else 1
+    return root
+
+
+_EMOJI_TRIE = _build_trie(SEQUENCES)
+
+
+def emoji_spans(text: str) -> list[tuple[int, int]]:
+    """Start and end of each emoji X counts as one (the Twemoji parser's entities), in order."""
+    spans = []
+    length = len(text)
+    start = 0
+    while start < length:
+        node = _EMOJI_TRIE.get(text[start])
+        best = 0
+        index = start
+        while isinstance(node, dict):
+            index += 1
+            end = node.get(_END)
+            if end == 1 or (end == 2 and (index >= length or text[index] != _TEXT_STYLE)):
+                best = index
+            node = node.get(text[index]) if index < length else None
+        if best:
+            spans.append((start, best))
+            start = best
+        else:
+            start += 1
+    return spans
+
+
+# --- Counting ------------------------------------------------------------------------------------
 
 
 def count_text(text: str, unit: TextUnit, url_length: int | None = None) -> int:
@@ -218,17 +339,42 @@ def count_text(text: str, unit: TextUnit, url_length: int | None = None) -> int:
     raise ValueError(f"unknown text unit {unit!r}")
 
 
+def x_normalize(text: str) -> str:
+    """The text as X counts it: NFC, with each CRLF stored as LF.
+
+    Decision (issue 19): twitter-text counts "\\r\\n" as 2, but X's API stores a CRLF as LF and
+    its composer counts it once: twitter-text issue #8 (the web counts "a\\r\\nb" as 3) and pull
+    request #9 ("The Twitter API replaces \\r\\n with \\n when creating a Tweet"); the maintained
+    ports followed (twitter-text-php #46/#47 in 2023, twitter-text-python #6/#7). A lone CR
+    still counts 1, as in twitter-text.
+    """
+    return unicodedata.normalize("NFC", text.replace("\r\n", "\n"))
+
+
 def count_weighted(text: str, *, url_length: int = TRANSFORMED_URL_LENGTH) -> int:
-    """X's weighted length (twitter-text v3), to compare with 280."""
-    # The X API stores CRLF as LF (twitter-text issue #8), so a line break counts once.
-    normalized = unicodedata.normalize("NFC", text.replace("\r\n", "\n"))
+    """X's weighted length (twitter-text's parseTweet, config v3), to compare with 280."""
+    normalized = x_normalize(text)
+    urls = dict(x_url_spans(normalized))
+    emoji = dict(emoji_spans(normalized))
     total = 0
-    cursor = 0
-    for start, end in x_url_spans(normalized):
-        total += _weigh_text(normalized[cursor:start]) + url_length * WEIGHT_SCALE
-        cursor = end
-    total += _weigh_text(normalized[cursor:])
+    index = 0
+    length = len(normalized)
+    while index < length:
+        if index in urls:
+            total += url_length * WEIGHT_SCALE
+            index = urls[index]
+        elif index in emoji:
+            total += DEFAULT_WEIGHT
+            index = emoji[index]
+        else:
+            total += _code_point_weight(normalized[index])
+            index += 1
     return total // WEIGHT_SCALE
+
+
+def x_invalid_characters(text: str) -> list[str]:
+    """The characters twitter-text declares invalid that ``text`` holds, in order of appearance."""
+    return sorted({c for c in text if c in X_INVALID_CHARACTERS}, key=text.index)
 
 
 def count_graphemes(text: str, url_length: int | None = None) -> int:
@@ -243,6 +389,28 @@ def count_graphemes(text: str, url_length: int | None = None) -> int:
     return sum(1 for _ in _GRAPHEME.finditer(text))
 
 
+def count_graphemes_emoji_as_bytes(text: str) -> int:
+    """Graphemes, where one holding an emoji (one Twemoji draws) counts its UTF-8 bytes.
+
+    Threads: "Emojis are counted as the number of UTF-8 bytes" (Threads API, Posts,
+    Limitations): a smiling face is 4, a family of four 25.
+    """
+    starts = {start for start, _ in emoji_spans(text)}
+    total = 0
+    for grapheme in _GRAPHEME.finditer(text):
+        if any(grapheme.start() <= start < grapheme.end() for start in starts):
+            total += count_utf8_bytes(grapheme.group())
+        else:
+            total += 1
+    return total
+
+
+def count_links(text: str) -> int:
+    """Distinct links in ``text``, found as X finds them (with or without a scheme)."""
+    normalized = unicodedata.normalize("NFC", text)
+    return len({normalized[start:end] for start, end in x_url_spans(normalized)})
+
+
 def count_utf16(text: str) -> int:
     """UTF-16 code units: characters outside the BMP (most emoji) count 2."""
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
@@ -253,88 +421,147 @@ def count_utf8_bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+# --- Links ---------------------------------------------------------------------------------------
+
+
 def x_url_spans(text: str) -> list[tuple[int, int]]:
     """Start and end of every link X would shorten to t.co, in order (text already NFC)."""
-    spans = []
-    for match in _scan(_X_URL, text):
-        if match.group("url") is not None:
-            span = _checked_url_span(match, text)
-        else:
-            span = _checked_span(match.start("bare"), match.end("bare"), match, "bare_host")
-        if span is not None:
-            spans.append(span)
+    if "." not in text:
+        return []
+    folded = _fold(text)
+    spans: list[tuple[int, int]] = []
+    for match in _scan(_X_URL, folded, _X_LABEL_RUNS, _X_PROTOCOL):
+        start, end = match.span("url")
+        domain_start, domain_end = match.span("domain")
+        url, domain = text[start:end], text[domain_start:domain_end]
+        protocol = match.group("protocol")
+        folded_domain = folded[domain_start:domain_end]
+        if not _x_valid_url(url, protocol or _DEFAULT_PROTOCOL, domain, folded_domain):
+            continue
+        if protocol is None:
+            if match.group("before")[-1:] in ("-", "_", ".", "/"):
+                continue
+            found = _x_ascii_domains(domain, folded_domain)
+            if not found:
+                continue
+            found = [(start + s, start + e) for s, e in found]
+            if match.group("path"):
+                # Only the last of them takes the path (and the query) along.
+                found[-1] = (found[-1][0], end)
+            spans.extend(found)
+            continue
+        tco = _X_TCO.match(folded, start, end)
+        if tco is not None:
+            if len(tco.group("slug")) > MAX_TCO_SLUG_LENGTH:
+                continue
+            end = tco.end()
+        spans.append((start, end))
     return spans
+
+
+def _x_valid_url(url: str, protocol: str, domain: str, folded_domain: str) -> bool:
+    # twitter-text lib/idna.js: a domain starting "xn--" must hold an ASCII domain; every label
+    # fits DNS once punycode-encoded. Then the scheme and the whole link fit 4096 UTF-16 units.
+    if domain.startswith("xn--") and _X_ASCII_DOMAIN.search(folded_domain) is None:
+        return False
+    for label in domain.split("."):
+        encoded = ".".join(_punycode_part(part) for part in _LABEL_SEPARATORS.split(label))
+        if not 1 <= len(encoded) <= MAX_LABEL_LENGTH:
+            return False
+    return count_utf16(protocol) + count_utf16(url) <= MAX_URL_LENGTH
+
+
+def _punycode_part(part: str) -> str:
+    if all(" " <= c <= "~" for c in part):
+        return part
+    return "xn--" + part.encode("punycode", "surrogatepass").decode("ascii")
+
+
+def _x_ascii_domains(domain: str, folded_domain: str) -> list[tuple[int, int]]:
+    """The linkable pieces of a scheme-less domain, as twitter-text finds them."""
+    pieces = []
+    cursor = 0
+    for match in _X_ASCII_DOMAIN.finditer(folded_domain):
+        start = domain.find(domain[match.start() : match.end()], cursor)
+        cursor = start + (match.end() - match.start())
+        pieces.append((start, cursor))
+    return pieces
 
 
 def mastodon_url_spans(text: str) -> list[tuple[int, int]]:
     """Start and end of every link Mastodon would count as ``characters_reserved_per_url``."""
+    if ":" not in text:
+        return []
+    folded = _fold(text)
     spans = []
-    for match in _scan(_MASTODON_URL, text):
-        span = _checked_url_span(match, text)
-        if span is not None:
-            spans.append(span)
+    for match in _scan(_MASTODON_URL, folded, _MASTODON_LABEL_RUNS, _MASTODON_PROTOCOL):
+        if match.group("protocol") is None:
+            continue  # Mastodon extracts with extract_url_without_protocol: false
+        start, end = match.span("url")
+        tco = _X_TCO.match(folded, start, end)
+        if tco is not None:
+            if len(tco.group("slug")) > MAX_TCO_SLUG_LENGTH:
+                continue
+            end = tco.end()
+        domain = text[match.start("domain") : match.end("domain")]
+        encoded_length = _idna2003_length(domain)
+        if encoded_length is None:
+            continue
+        if (end - start) + max(0, encoded_length - len(domain)) > MAX_URL_LENGTH:
+            continue
+        spans.append((start, end))
     return spans
 
 
-def _scan(pattern: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
+def _idna2003_length(domain: str) -> int | None:
+    """The length of ``domain`` after IDNA 2003 ToASCII (what libidn gives the Ruby gem), or
+    None where libidn refuses it (an unassigned code point, a prohibited one, a label that is
+    empty or over 63)."""
+    labels = _LABEL_SEPARATORS.split(domain)
     try:
-        yield from pattern.finditer(text, timeout=_URL_SCAN_TIMEOUT_SECONDS)
+        encoded = []
+        for label in labels:
+            if any(stringprep.in_table_a1(c) for c in label):
+                return None
+            encoded.append(encodings.idna.ToASCII(label))
+    except UnicodeError:
+        return None
+    return len(b".".join(encoded))
+
+
+def _scan(
+    pattern: regex.Pattern[str],
+    text: str,
+    label_runs: regex.Pattern[str],
+    protocol: regex.Pattern[str],
+) -> Iterator[regex.Match[str]]:
+    """``pattern.finditer(text)``, trying only where a link can start.
+
+    A domain begins with a label that runs to a "."; a link with a scheme begins with it. A
+    match starts one character before either (the preceding character it consumes), or at 0.
+    Skipping every other position gives the same matches without trying each character of a
+    long run (emoji, CJK) against the domain pattern: linear where finditer is quadratic.
+    """
+    starts = {0}
+    for run in label_runs.finditer(text):
+        if text.startswith(".", run.end()):
+            starts.update(range(max(run.start() - 1, 0), run.end()))
+    starts.update(max(found.start() - 1, 0) for found in protocol.finditer(text))
+    deadline = time.monotonic() + _URL_SCAN_TIMEOUT_SECONDS
+    position = 0
+    try:
+        for start in sorted(starts):
+            if start < position:
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            match = pattern.match(text, start, timeout=remaining)
+            if match is not None:
+                yield match
+                position = match.end()
     except TimeoutError:
         return
-
-
-def _checked_url_span(match: regex.Match[str], text: str) -> tuple[int, int] | None:
-    start, end = match.start("url"), match.end("url")
-    tco = _TCO.match(text, start, end)
-    if tco is not None and match.group("host").lower() == "t.co":
-        # A t.co link ends after its slug: "http://t.co/abc's" links "http://t.co/abc".
-        if len(tco.group("slug")) > MAX_TCO_SLUG_LENGTH:
-            return None
-        end = tco.end()
-    return _checked_span(start, end, match, "host")
-
-
-def _checked_span(
-    start: int, end: int, match: regex.Match[str], host_group: str
-) -> tuple[int, int] | None:
-    host = match.group(host_group)
-    ascii_host = _ascii_host(host)
-    if ascii_host is None:
-        return None
-    if (end - start) - len(host) + len(ascii_host) > MAX_URL_LENGTH:
-        return None
-    return start, end
-
-
-def _ascii_host(host: str) -> str | None:
-    """The host as DNS sees it (IDNA punycode), or None if a label cannot exist in DNS."""
-    if host.startswith("["):
-        return host
-    labels = []
-    for label in host.lower().split("."):
-        if label.isascii():
-            encoded = label
-        elif label.startswith("xn--"):
-            # An ACE prefix on a Unicode label is malformed ("http://xn--はじめよう.com").
-            return None
-        else:
-            encoded = "xn--" + label.encode("punycode").decode("ascii")
-        if not encoded or len(encoded) > MAX_LABEL_LENGTH:
-            return None
-        labels.append(encoded)
-    return ".".join(labels)
-
-
-def _weigh_text(text: str) -> int:
-    """Scaled weight of text holding no URL: emoji sequences 200, other code points by range."""
-    total = 0
-    cursor = 0
-    for match in _EMOJI.finditer(text):
-        total += sum(_code_point_weight(ch) for ch in text[cursor : match.start()])
-        total += DEFAULT_WEIGHT
-        cursor = match.end()
-    total += sum(_code_point_weight(ch) for ch in text[cursor:])
-    return total
 
 
 def _code_point_weight(ch: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,13 @@ from pressroom.providers.schemas import (
     TextRule,
     ratio_value,
 )
-from pressroom.providers.text import TextUnit, count_text
+from pressroom.providers.text import (
+    TextUnit,
+    count_graphemes_emoji_as_bytes,
+    count_links,
+    count_text,
+    count_utf8_bytes,
+)
 
 UNIT_NAMES: dict[TextUnit, tuple[str, str]] = {
     "weighted": ("weighted character", "weighted characters"),
@@ -48,11 +55,54 @@ class MediaFacts:
     duration_seconds: float | None = None
 
 
+def rule_length(text: str, rule: TextRule) -> int:
+    """``text``'s length under ``rule``, in its unit."""
+    if rule.emoji_as_bytes and rule.unit == "graphemes":
+        return count_graphemes_emoji_as_bytes(text)
+    return count_text(text, rule.unit, rule.url_length)
+
+
 def describe_length(text: str, rule: TextRule) -> tuple[int, str]:
     """``text``'s length under ``rule`` and the unit's name for messages: (312, "graphemes")."""
-    length = count_text(text, rule.unit, rule.url_length)
+    length = rule_length(text, rule)
     singular, plural = UNIT_NAMES[rule.unit]
     return length, singular if length == 1 else plural
+
+
+def overrun(text: str, rule: TextRule, provider: str) -> str | None:
+    """Why ``text`` is too long for ``rule``, counted in the unit whose cap it passes, or None.
+
+    A text must meet both the rule's length in its unit and, where the network states one, its
+    cap in UTF-8 bytes (Bluesky: 300 graphemes and 3000 bytes).
+    """
+    length, unit = describe_length(text, rule)
+    if length > rule.max_length:
+        return f"has {length} {unit}; {provider} allows {rule.max_length}"
+    if rule.max_bytes is not None:
+        size = count_utf8_bytes(text)
+        if size > rule.max_bytes:
+            return f"has {size} bytes; {provider} allows {rule.max_bytes} bytes"
+    return None
+
+
+def too_many_links(text: str, rule: TextRule, provider: str) -> str | None:
+    """Why ``text`` holds more links than ``rule`` allows, or None."""
+    if rule.max_links is None:
+        return None
+    links = count_links(text)
+    if links <= rule.max_links:
+        return None
+    return f"has {links} links; {provider} allows {rule.max_links}"
+
+
+def describe_character(character: str) -> str:
+    """A character for messages: quoted when visible, by code point and name when not."""
+    if character.isprintable() and not character.isspace():
+        return repr(character)
+    name = unicodedata.name(character, "")
+    if not name and unicodedata.category(character) == "Cn":
+        name = "a noncharacter"
+    return f"U+{ord(character):04X}" + (f" ({name})" if name else "")
 
 
 def validate_target(
@@ -121,7 +171,8 @@ def _counted_with_text(
         value = options.get(option.name)
         if option.counts_toward_text and isinstance(value, str) and value:
             # Counted as plain text: the network discounts URLs in the text only.
-            return _CountedOption(option.name, count_text(value, rule.unit))
+            plain = rule.model_copy(update={"url_length": None})
+            return _CountedOption(option.name, rule_length(value, plain))
     return None
 
 
@@ -129,7 +180,7 @@ def _check_with_text(
     provider: str, rule: TextRule, text: str, counted: _CountedOption, prefix: str
 ) -> list[FieldError]:
     """The text fits alone; with the counted option it must fit too."""
-    length = count_text(text, rule.unit, rule.url_length) + counted.length
+    length = rule_length(text, rule) + counted.length
     if length <= rule.max_length:
         return []
     names = UNIT_NAMES[rule.unit]
@@ -158,20 +209,19 @@ def _check_text(
     if not text:
         return []
     errors = []
-    length, unit = describe_length(text, kind.text)
-    if length > kind.text.max_length:
-        errors.append(
-            FieldError(
-                field, "too_long", f"has {length} {unit}; {decl.id} allows {kind.text.max_length}"
-            )
-        )
+    too_long = overrun(text, kind.text, decl.id)
+    if too_long is not None:
+        errors.append(FieldError(field, "too_long", too_long))
+    links = too_many_links(text, kind.text, decl.id)
+    if links is not None:
+        errors.append(FieldError(field, "too_many_links", links))
     forbidden = _forbidden_in(text, kind.text.forbidden_characters)
     if forbidden:
         errors.append(
             FieldError(
                 field,
                 "invalid_character",
-                f"contains {forbidden!r}, which {decl.id} does not accept",
+                f"contains {describe_character(forbidden)}, which {decl.id} does not accept",
             )
         )
     return errors
@@ -384,7 +434,9 @@ def _check_option_value(rule: OptionRule, value: object, field: str) -> FieldErr
             )
     forbidden = _forbidden_in(value, rule.forbidden_characters)
     if forbidden:
-        return FieldError(field, "invalid_character", f"must not contain {forbidden!r}")
+        return FieldError(
+            field, "invalid_character", f"must not contain {describe_character(forbidden)}"
+        )
     if rule.pattern is not None and value and re.fullmatch(rule.pattern, value) is None:
         return FieldError(field, "invalid_format", f"must match {rule.pattern}")
     return None
@@ -414,16 +466,14 @@ def _check_text_list(
         if not item.strip():
             errors.append(FieldError(where, "required", "must not be empty"))
             continue
-        length, unit = describe_length(item, text_rule)
+        length = rule_length(item, text_rule)
         counted = context.counted
-        if length > text_rule.max_length:
-            errors.append(
-                FieldError(
-                    where,
-                    "too_long",
-                    f"has {length} {unit}; {context.provider} allows {text_rule.max_length}",
-                )
-            )
+        too_long = overrun(item, text_rule, context.provider)
+        links = too_many_links(item, text_rule, context.provider)
+        if links is not None:
+            errors.append(FieldError(where, "too_many_links", links))
+        if too_long is not None:
+            errors.append(FieldError(where, "too_long", too_long))
         elif counted is not None and length + counted.length > text_rule.max_length:
             errors.append(
                 FieldError(
@@ -440,7 +490,8 @@ def _check_text_list(
                 FieldError(
                     where,
                     "invalid_character",
-                    f"contains {forbidden!r}, which {context.provider} does not accept",
+                    f"contains {describe_character(forbidden)}, which {context.provider} does "
+                    "not accept",
                 )
             )
     return errors

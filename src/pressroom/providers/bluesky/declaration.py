@@ -24,8 +24,11 @@ from pressroom.providers.schemas import (
     ProviderDeclaration,
 )
 
-# Text: app.bsky.feed.post "text" maxGraphemes 300 (and maxLength 3000 bytes, reached only by
-# long emoji sequences) (https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/feed/post.json).
+# Text: app.bsky.feed.post "text" maxGraphemes 300 and maxLength 3000 (UTF-8 bytes), both enforced
+# (https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/feed/post.json, as
+# shipped in @atproto/api 0.21.0): a text within 300 graphemes can still pass 3000 bytes (a ZWJ
+# family emoji is 1 grapheme and 25 bytes; 5000 ZWJs are 1 grapheme and 15,000 bytes). Graphemes
+# are what @atproto/api's RichText counts (Intl.Segmenter), held to it by tests/differential.
 # Images: app.bsky.embed.images maxLength 4, blob maxSize 1,000,000 bytes, accept image/*
 # (.../lexicons/app/bsky/embed/images.json). Video: app.bsky.embed.video, one per post, blob
 # maxSize 100,000,000 bytes (.../lexicons/app/bsky/embed/video.json); the video service takes MP4,
@@ -39,7 +42,7 @@ DECLARATION = ProviderDeclaration(
     content_kinds=[
         ContentKind(
             kind="post",
-            text=text_rule(300),
+            text=text_rule(300, max_bytes=3000),
             media=media_rule(
                 0,
                 4,

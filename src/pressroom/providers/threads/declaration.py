@@ -21,7 +21,12 @@ from pressroom.providers.schemas import (
     ProviderDeclaration,
 )
 
-# Text: 500 characters (https://developers.facebook.com/docs/threads/posts). Media
+# Text: 500 characters, and "Emojis are counted as the number of UTF-8 bytes" (Posts,
+# Limitations: https://developers.facebook.com/docs/threads/posts); "Threads posts containing
+# more than 5 links will fail to post" from December 22, 2025, counting "all unique URLs found in
+# the text field" (https://developers.facebook.com/documentation/threads/create-posts/text-attachments);
+# Threads does not say how it finds URLs, so they are found as X finds them (with or without a
+# scheme: its own examples count www.facebook.com). Media
 # specifications (https://developers.facebook.com/docs/threads/overview#media-specifications):
 # images JPEG or PNG, 8 MB, aspect ratio limit 10:1; videos MOV or MP4, 1 GB, 5 minutes, aspect
 # ratio 0.01:1 to 10:1. Carousels: 2 to 20 images, videos or a mix
@@ -55,13 +60,13 @@ DECLARATION = ProviderDeclaration(
     content_kinds=[
         ContentKind(
             kind="post",
-            text=text_rule(500),
+            text=text_rule(500, emoji_as_bytes=True, max_links=5),
             media=media_rule(0, 1, image=_THREADS_IMAGE, video=_THREADS_VIDEO),
             options=_THREADS_OPTIONS,
         ),
         ContentKind(
             kind="carousel",
-            text=text_rule(500),
+            text=text_rule(500, emoji_as_bytes=True, max_links=5),
             media=media_rule(
                 2,
                 20,

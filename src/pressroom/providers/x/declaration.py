@@ -22,10 +22,17 @@ from pressroom.providers.schemas import (
     OptionRule,
     ProviderDeclaration,
 )
+from pressroom.providers.text import X_INVALID_CHARACTERS
 
 # Text: 280 weighted characters, URLs 23 (twitter-text config/v3.json;
 # https://docs.x.com/resources/fundamentals/counting-characters). Accounts with X Premium may post
-# longer text; Pressroom holds every account to the standard limit.
+# longer text; Pressroom holds every account to the standard limit. Counting follows twitter-text
+# 3.1.0's parseTweet (providers/text.py, held to the npm package by tests/differential) with two
+# decisions, each pinned by a test: a CRLF counts once (X stores it as LF, twitter-text #8/#9) and
+# every emoji the current Twemoji draws weighs 2 ("All emojis count as 2 characters, regardless
+# of complexity", docs.x.com counting-characters; twitter-text#369: X counts newer ZWJ emoji 2).
+# U+FFFE, U+FEFF and U+FFFF make a Tweet invalid (twitter-text regexp/invalidCharsGroup.js;
+# parseTweet answers valid: false), so they are refused outright.
 # Media: "up to 4 photos, 1 animated GIF or 1 video in a Post"
 # (https://docs.x.com/x-api/media/quickstart/best-practices). Upload limits: image 5 MB, GIF 15 MB,
 # video 512 MB (https://docs.x.com/x-api/media/introduction); the API states them in bytes
@@ -40,7 +47,9 @@ DECLARATION = ProviderDeclaration(
     content_kinds=[
         ContentKind(
             kind="post",
-            text=text_rule(280, "weighted", url_length=23),
+            text=text_rule(
+                280, "weighted", url_length=23, forbidden_characters=list(X_INVALID_CHARACTERS)
+            ),
             media=media_rule(
                 0,
                 4,
