@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Final
+from typing import Final, Literal
 from zoneinfo import ZoneInfo
 
 from pressroom.analytics.comparison import TimeRange
 
-GROUPINGS: Final = ("auto", "day", "week", "month")
+Grouping = Literal["auto", "day", "week", "month"]
 # `auto`: days up to 31 days, weeks up to 183, months beyond (contract section 9).
 AUTO_DAY_LIMIT: Final = timedelta(days=31)
 AUTO_WEEK_LIMIT: Final = timedelta(days=183)

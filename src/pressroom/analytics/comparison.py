@@ -11,10 +11,14 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Final, Literal
 from zoneinfo import ZoneInfo
 
-PRESETS: Final = ("previous_period", "previous_week", "previous_month", "previous_year", "none")
+# The presets a client may name; `custom` is also the one reported when comparisonStart and
+# comparisonEnd are given.
+Preset = Literal[
+    "previous_period", "previous_week", "previous_month", "previous_year", "none", "custom"
+]
 CUSTOM: Final = "custom"
 MAX_RANGE: Final = timedelta(days=366)
 
@@ -40,7 +44,7 @@ class TimeRange:
 
 @dataclass(frozen=True)
 class Comparison:
-    preset: str  # one of PRESETS except "none", or "custom"
+    preset: str  # a Preset other than "none"
     range: TimeRange
 
 

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Iterable, Mapping
+from typing import Final, Literal, get_args
 
 # What networks report, one column each in the metric tables (contract section 9).
-RAW_METRICS: Final = (
-    "impressions",
-    "reach",
-    "views",
-    "likes",
-    "comments",
-    "shares",
-    "saves",
-    "clicks",
-)
+RawMetric = Literal[
+    "impressions", "reach", "views", "likes", "comments", "shares", "saves", "clicks"
+]
+DerivedMetric = Literal["engagements", "engagementRate"]
+# Every key a client may ask for, in the order responses list them (a nested Literal is
+# flattened, so this is one enum of ten keys in the OpenAPI document).
+Metric = Literal[RawMetric, DerivedMetric]
+
+RAW_METRICS: Final[tuple[str, ...]] = get_args(RawMetric)
+DERIVED_METRICS: Final[tuple[str, ...]] = get_args(DerivedMetric)
+METRICS: Final[tuple[str, ...]] = get_args(Metric)
 # The parts of `engagements`.
 ENGAGEMENT_PARTS: Final = ("likes", "comments", "shares", "saves", "clicks")
-DERIVED_METRICS: Final = ("engagements", "engagementRate")
-# Every key a client may ask for, in the order responses list them.
-METRICS: Final = (*RAW_METRICS, *DERIVED_METRICS)
 
 MetricValue = int | float | None
 
@@ -40,6 +38,7 @@ def derive(sums: Mapping[str, int]) -> dict[str, MetricValue]:
 
 
 def select_metrics(
-    values: Mapping[str, MetricValue], keys: tuple[str, ...]
+    values: Mapping[str, MetricValue], keys: Iterable[str]
 ) -> dict[str, MetricValue]:
+    """The values of `keys`, in that order."""
     return {key: values[key] for key in keys}

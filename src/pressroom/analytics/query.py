@@ -54,7 +54,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS
 from pressroom.analytics.models import TargetMetrics
-from pressroom.analytics.params import ReportQuery
+from pressroom.analytics.params import AnalyticsQuery
 from pressroom.channels.models import Channel
 from pressroom.db import UTCDateTime
 from pressroom.kit.schema import as_utc
@@ -112,7 +112,7 @@ async def report_connection(runtime: Runtime) -> AsyncIterator[AsyncConnection]:
             yield connection
 
 
-def _target_conditions(query: ReportQuery) -> list[ColumnElement[bool]]:
+def _target_conditions(query: AnalyticsQuery) -> list[ColumnElement[bool]]:
     """Published targets of live posts of the organization, under the filters (AND across
     parameters, OR within one)."""
     conditions: list[ColumnElement[bool]] = [
@@ -144,7 +144,7 @@ def _base_columns(bucket: Any, period: int) -> list[Any]:
     ]
 
 
-def _bucket_bounds(query: ReportQuery) -> Any:
+def _bucket_bounds(query: AnalyticsQuery) -> Any:
     rows = [
         select(
             literal(index, Integer).label("idx"),
@@ -157,11 +157,11 @@ def _bucket_bounds(query: ReportQuery) -> Any:
     return compound.subquery("bucket_bounds")
 
 
-def _base(query: ReportQuery) -> CTE:
+def _base(organization_id: uuid.UUID, query: AnalyticsQuery) -> CTE:
     """Target rows of both ranges with their latest metrics (see the module docstring)."""
     bounds = _bucket_bounds(query)
     in_bucket = and_(
-        targets.c.organization_id == query.organization_id,
+        targets.c.organization_id == organization_id,
         targets.c.published_at >= bounds.c.lo,
         targets.c.published_at < bounds.c.hi,
     )
@@ -171,7 +171,7 @@ def _base(query: ReportQuery) -> CTE:
         # only the range's latest values, not every value of the organization's history.
         return and_(
             latest.c.target_id == targets.c.id,
-            latest.c.organization_id == query.organization_id,
+            latest.c.organization_id == organization_id,
             latest.c.published_at >= start,
             latest.c.published_at <= end,
         )
@@ -198,7 +198,7 @@ def _base(query: ReportQuery) -> CTE:
         select(*_base_columns(cast(null(), Integer), PREVIOUS))
         .select_from(targets.outerjoin(latest, with_metrics(compared.start, compared.end)))
         .where(
-            targets.c.organization_id == query.organization_id,
+            targets.c.organization_id == organization_id,
             targets.c.published_at >= query.comparison.range.start,
             targets.c.published_at <= query.comparison.range.end,
             *_target_conditions(query),
@@ -234,7 +234,7 @@ def _sort_key(post_sums: Any, sort_by: str) -> Any:
     return post_sums.c[sort_by]
 
 
-def _page(per_post: CTE, query: ReportQuery) -> Select[Any]:
+def _page(per_post: CTE, query: AnalyticsQuery) -> Select[Any]:
     """One page of posts of the range, ranked by the sort field; ties by publishedAt, then
     by post id, in the same direction (a total order, so pages never overlap)."""
     descending = query.sort_order == "desc"
@@ -289,10 +289,9 @@ def _target_breakdown(base: CTE, cells: CTE, dimension: str, name: str) -> Any:
     ).select_from(joined)
 
 
-def aggregate_statement(query: ReportQuery) -> Select[Any]:
+def aggregate_statement(organization_id: uuid.UUID, query: AnalyticsQuery) -> Select[Any]:
     """Every aggregate of the report in one statement (see the module docstring)."""
-    organization = query.organization_id
-    base = _base(query)
+    base = _base(organization_id, query)
     # Few groups: the sums by time bucket, channel and content kind, rolled up below.
     cells = (
         select(base.c.period, base.c.bucket, base.c.channel_id, base.c.content_kind, *_sums(base))
@@ -311,7 +310,7 @@ def aggregate_statement(query: ReportQuery) -> Select[Any]:
         .cte("per_post")
     )
     # The posts' dimensions joined once per post (not per target), after the aggregation.
-    of_post = and_(posts.c.id == per_post.c.post_id, posts.c.organization_id == organization)
+    of_post = and_(posts.c.id == per_post.c.post_id, posts.c.organization_id == organization_id)
     dims = (
         select(
             per_post.c.period,
@@ -324,12 +323,12 @@ def aggregate_statement(query: ReportQuery) -> Select[Any]:
         .group_by(per_post.c.period, posts.c.model, posts.c.approval_status)
         .cte("dims")
     )
-    tag_join = and_(tags.c.post_id == per_post.c.post_id, tags.c.organization_id == organization)
+    tag_join = and_(tags.c.post_id == per_post.c.post_id, tags.c.organization_id == organization_id)
     if query.tag_values:
         # With a campaign filter, the campaign rows are the campaigns asked for.
         tag_join = and_(tag_join, tags.c.value.in_(query.tag_values))
     topic_join = and_(
-        topics.c.post_id == per_post.c.post_id, topics.c.organization_id == organization
+        topics.c.post_id == per_post.c.post_id, topics.c.organization_id == organization_id
     )
     parts = [
         _page(per_post, query),
@@ -357,8 +356,10 @@ def aggregate_statement(query: ReportQuery) -> Select[Any]:
     return union_all(*parts)  # type: ignore[return-value]
 
 
-async def run_aggregates(connection: AsyncConnection, query: ReportQuery) -> list[AggregateRow]:
-    result = await connection.execute(aggregate_statement(query))
+async def run_aggregates(
+    connection: AsyncConnection, organization_id: uuid.UUID, query: AnalyticsQuery
+) -> list[AggregateRow]:
+    result = await connection.execute(aggregate_statement(organization_id, query))
     rows: list[AggregateRow] = []
     for row in result:
         first_at = row.first_at
@@ -377,7 +378,9 @@ async def run_aggregates(connection: AsyncConnection, query: ReportQuery) -> lis
     return rows
 
 
-def details_statement(query: ReportQuery, post_ids: Sequence[uuid.UUID]) -> Select[Any]:
+def details_statement(
+    organization_id: uuid.UUID, query: AnalyticsQuery, post_ids: Sequence[uuid.UUID]
+) -> Select[Any]:
     """Tags, topics, channels in range, model and approval of the page's posts, and the
     names of the organization's channels (breakdown labels)."""
 
@@ -392,7 +395,7 @@ def details_statement(query: ReportQuery, post_ids: Sequence[uuid.UUID]) -> Sele
 
     in_range = [
         targets.c.post_id.in_(post_ids),
-        targets.c.organization_id == query.organization_id,
+        targets.c.organization_id == organization_id,
         targets.c.status == "published",
         targets.c.published_at >= query.range.start,
         targets.c.published_at <= query.range.end,
@@ -403,7 +406,7 @@ def details_statement(query: ReportQuery, post_ids: Sequence[uuid.UUID]) -> Sele
         in_range.append(targets.c.content_kind.in_(query.content_kinds))
     parts = [
         part("name", channels.c.id, channels.c.name, null(), 0).where(
-            channels.c.organization_id == query.organization_id
+            channels.c.organization_id == organization_id
         ),
     ]
     if post_ids:
@@ -429,11 +432,14 @@ def details_statement(query: ReportQuery, post_ids: Sequence[uuid.UUID]) -> Sele
 
 
 async def run_details(
-    connection: AsyncConnection, query: ReportQuery, post_ids: Sequence[uuid.UUID]
+    connection: AsyncConnection,
+    organization_id: uuid.UUID,
+    query: AnalyticsQuery,
+    post_ids: Sequence[uuid.UUID],
 ) -> PageDetails:
     details = PageDetails({}, {}, {}, {}, {}, {})
     ordered: dict[str, list[tuple[int, uuid.UUID, str]]] = {"tag": [], "topic": []}
-    result = await connection.execute(details_statement(query, post_ids))
+    result = await connection.execute(details_statement(organization_id, query, post_ids))
     for row in result:
         owner = row.owner if isinstance(row.owner, uuid.UUID) else uuid.UUID(str(row.owner))
         if row.kind == "name":

@@ -4,11 +4,10 @@ aggregates in the database, and shape the response of contract section 9."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 from typing import Final
 
-from pressroom.analytics.metrics import RAW_METRICS, MetricValue, derive
-from pressroom.analytics.params import ReportQuery
+from pressroom.analytics.metrics import RAW_METRICS, MetricValue, derive, select_metrics
+from pressroom.analytics.params import AnalyticsQuery
 from pressroom.analytics.query import (
     CURRENT,
     PREVIOUS,
@@ -45,11 +44,14 @@ _ZERO: Final = dict.fromkeys(RAW_METRICS, 0)
 _BREAKDOWNS: Final = ("channels", "campaigns", "models", "topics", "approvals", "contentKinds")
 
 
-async def build_report(runtime: Runtime, query: ReportQuery) -> AnalyticsReport:
-    """The report of `query` (already checked by `parse_query`)."""
+async def build_report(
+    runtime: Runtime, organization_id: uuid.UUID, query: AnalyticsQuery
+) -> AnalyticsReport:
+    """The report of `query` on the organization's posts; a 400 if a channel of
+    `query.channel_ids` is not a connected channel of the organization."""
     async with report_connection(runtime) as connection:
         if query.channel_ids:
-            usable = await usable_channel_ids(connection, query.organization_id, query.channel_ids)
+            usable = await usable_channel_ids(connection, organization_id, query.channel_ids)
             unusable = [str(c) for c in query.channel_ids if c not in usable]
             if unusable:
                 # Unknown, foreign and disconnected channels look alike (contract section 2).
@@ -62,15 +64,15 @@ async def build_report(runtime: Runtime, query: ReportQuery) -> AnalyticsReport:
                         )
                     ]
                 )
-        rows = await run_aggregates(connection, query)
+        rows = await run_aggregates(connection, organization_id, query)
         page_rows = sorted((r for r in rows if r.section == "page"), key=lambda r: r.posts or 0)
         page_ids = [uuid.UUID(str(r.key)) for r in page_rows]
-        details = await run_details(connection, query, page_ids)
+        details = await run_details(connection, organization_id, query, page_ids)
     return assemble(query, rows, page_rows, details)
 
 
 def assemble(
-    query: ReportQuery,
+    query: AnalyticsQuery,
     rows: list[AggregateRow],
     page_rows: list[AggregateRow],
     details: PageDetails,
@@ -95,7 +97,7 @@ def assemble(
             TimeseriesBucket(
                 start=bucket.start,
                 end=bucket.end,
-                values=_pick(derive(found.sums if found else _ZERO), query.metrics),
+                values=select_metrics(derive(found.sums if found else _ZERO), query.metrics),
             )
         )
 
@@ -114,7 +116,7 @@ def assemble(
             topics=details.topics.get(post_id, []),
             model=details.model.get(post_id),
             approval_status=details.approval.get(post_id, "not_required"),
-            values=_pick(derive(row.sums), query.metrics),
+            values=select_metrics(derive(row.sums), query.metrics),
         )
         for row in page_rows
     ]
@@ -157,10 +159,6 @@ def _total(value: MetricValue, previous: MetricValue) -> MetricTotal:
     return MetricTotal(value=value, previous=previous, change=change, change_ratio=ratio)
 
 
-def _pick(values: dict[str, MetricValue], keys: Iterable[str]) -> dict[str, MetricValue]:
-    return {key: values[key] for key in keys}
-
-
 def _normalize_key(section: str, key: str | None) -> str | None:
     if section == "channels" and key is not None:
         return str(uuid.UUID(key))  # SQLite spells UUIDs as 32 hex digits
@@ -178,7 +176,7 @@ def _label(section: str, key: str | None, channel_names: dict[uuid.UUID, str]) -
 
 
 def _breakdown(
-    query: ReportQuery,
+    query: AnalyticsQuery,
     section: str,
     rows: list[AggregateRow],
     channel_names: dict[uuid.UUID, str],
@@ -196,8 +194,8 @@ def _breakdown(
                 key=key,
                 label=_label(section, key, channel_names),
                 posts=(now.posts or 0) if now else 0,
-                values=_pick(derive(now.sums if now else _ZERO), query.metrics),
-                previous=_pick(derive(then.sums if then else _ZERO), query.metrics)
+                values=select_metrics(derive(now.sums if now else _ZERO), query.metrics),
+                previous=select_metrics(derive(then.sums if then else _ZERO), query.metrics)
                 if query.comparison is not None
                 else None,
             )

@@ -2,22 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from fastapi import APIRouter
 
-from fastapi import APIRouter, Query, Request
-
-from pressroom.analytics.params import (
-    CHANNEL_IDS_PATTERN,
-    CONTENT_KINDS_PATTERN,
-    LIST_PARAMETERS,
-    MAX_LIST_VALUES,
-    MAX_PAGE,
-    METRICS_PATTERN,
-    SCALAR_PARAMETERS,
-    TAG_VALUES_PATTERN,
-    parse_query,
-    zone_names,
-)
+from pressroom.analytics.params import AnalyticsParams
 from pressroom.analytics.report import build_report
 from pressroom.analytics.schemas import AnalyticsReport
 from pressroom.http.access import AnalyticsRead
@@ -71,8 +58,6 @@ commas, or the parameter repeated). Unknown query parameters are a 400, so that 
 misspelt filter is never silently ignored.
 """
 
-_TIME = {"format": "date-time", "examples": ["2026-03-01T00:00:00Z"]}
-
 
 @router.get(
     "/analytics",
@@ -83,168 +68,7 @@ _TIME = {"format": "date-time", "examples": ["2026-03-01T00:00:00Z"]}
     description=DESCRIPTION,
 )
 async def get_analytics(
-    request: Request,
-    principal: AnalyticsRead,
-    runtime: RuntimeDep,
-    start: Annotated[
-        str,
-        Query(
-            description="Inclusive range start: RFC 3339 with an offset (naive times are a "
-            "400; in a query string encode `+` as `%2B`). The range may span at most 366 "
-            "days.",
-            json_schema_extra=_TIME,
-        ),
-    ],
-    end: Annotated[
-        str,
-        Query(
-            description="Inclusive range end, not before `start`, at most 366 days after it.",
-            json_schema_extra=_TIME,
-        ),
-    ],
-    comparison: Annotated[
-        Literal[
-            "previous_period", "previous_week", "previous_month", "previous_year", "none", "custom"
-        ],
-        Query(
-            description="Comparison range preset. `previous_period`: the range of the same "
-            "length ending just before `start`, where 'just before' is one unit of the finest "
-            "precision used in `start` and `end` (a second for whole-second times, a "
-            "millisecond, or a microsecond). `previous_week`, `previous_month`, "
-            "`previous_year`: both ends shifted back by that calendar unit on the wall clock "
-            "of `timezone`; a day past a shorter month's end clamps to its last day (March "
-            "31 -> February 28/29). `none`: `comparison` and every `previous` are null. "
-            "`custom` (the preset reported when comparisonStart/comparisonEnd are given) "
-            "requires them."
-        ),
-    ] = "previous_period",
-    comparison_start: Annotated[
-        str | None,
-        Query(
-            alias="comparisonStart",
-            description="Custom comparison start (inclusive); requires `comparisonEnd` and "
-            "overrides the preset. Same format and 366-day limit as the range.",
-            json_schema_extra=_TIME,
-        ),
-    ] = None,
-    comparison_end: Annotated[
-        str | None,
-        Query(
-            alias="comparisonEnd",
-            description="Custom comparison end (inclusive); requires `comparisonStart`.",
-            json_schema_extra=_TIME,
-        ),
-    ] = None,
-    timezone: Annotated[
-        str,
-        Query(
-            description="IANA timezone name (e.g. `Europe/Berlin`) for the buckets and the "
-            "calendar comparison presets. Abbreviations such as `CET` that are not zone "
-            "names, and offsets, are a 400.",
-            examples=["Europe/Berlin"],
-            json_schema_extra={"enum": zone_names()},
-        ),
-    ] = "UTC",
-    channel_ids: Annotated[
-        str | None,
-        Query(
-            alias="channelIds",
-            description="Comma-separated channel UUIDs (at most "
-            f"{MAX_LIST_VALUES}). Each must be a connected channel of the organization: an "
-            "unknown, foreign or disconnected one is a 400.",
-            json_schema_extra={"pattern": CHANNEL_IDS_PATTERN},
-        ),
-    ] = None,
-    tag_values: Annotated[
-        str | None,
-        Query(
-            alias="tagValues",
-            description="Comma-separated campaign tag values: posts with any of them. Values "
-            "are matched exactly (case-sensitive, trimmed of surrounding spaces); a value no "
-            "tag has matches no post.",
-            json_schema_extra={"pattern": TAG_VALUES_PATTERN},
-        ),
-    ] = None,
-    content_kinds: Annotated[
-        str | None,
-        Query(
-            alias="contentKinds",
-            description="Comma-separated content kinds of the provider declarations (`post`, "
-            "`reel`, `story`, `carousel`, `video`, `short`, `photo`, `pin`); unknown kinds "
-            "are a 400.",
-            json_schema_extra={"pattern": CONTENT_KINDS_PATTERN},
-        ),
-    ] = None,
-    metrics: Annotated[
-        str | None,
-        Query(
-            description="Comma-separated metric keys: impressions, reach, views, likes, "
-            "comments, shares, saves, clicks, engagements, engagementRate. Default: all ten. "
-            "Responses list them in this canonical order whatever the order asked for; "
-            "duplicates are ignored.",
-            json_schema_extra={"pattern": METRICS_PATTERN},
-        ),
-    ] = None,
-    group_by: Annotated[
-        Literal["auto", "day", "week", "month"],
-        Query(
-            alias="groupBy",
-            description="Bucket size. `auto`: day for ranges up to 31 days, week up to 183, "
-            "month beyond. The response's `range.groupBy` names the size used.",
-        ),
-    ] = "auto",
-    sort_by: Annotated[
-        Literal[
-            "publishedAt",
-            "impressions",
-            "reach",
-            "views",
-            "likes",
-            "comments",
-            "shares",
-            "saves",
-            "clicks",
-            "engagements",
-            "engagementRate",
-        ],
-        Query(
-            alias="sortBy",
-            description="Post sort field: `publishedAt` or a metric key (also one not in "
-            "`metrics`). Ties are broken by `publishedAt`, then by post id, in the same "
-            "direction, so the order is total and stable across pages. Posts whose "
-            "`engagementRate` is null (no impressions) come last in both directions.",
-        ),
-    ] = "publishedAt",
-    sort_order: Annotated[
-        Literal["asc", "desc"], Query(alias="sortOrder", description="Post sort direction.")
-    ] = "desc",
-    page: Annotated[
-        int,
-        Query(ge=1, le=MAX_PAGE, description="One-based page of posts; past the last: empty."),
-    ] = 1,
-    page_size: Annotated[
-        int, Query(alias="pageSize", ge=1, le=100, description="Posts per page, 1-100.")
-    ] = 25,
+    principal: AnalyticsRead, runtime: RuntimeDep, query: AnalyticsParams
 ) -> AnalyticsReport:
     """Get attributed analytics for a range, with a comparison range."""
-    params = request.query_params
-    repeated = [name for name in SCALAR_PARAMETERS if len(params.getlist(name)) > 1]
-    query = parse_query(
-        principal.organization_id,
-        {
-            "start": start,
-            "end": end,
-            "comparison": comparison,
-            "comparisonStart": comparison_start,
-            "comparisonEnd": comparison_end,
-            "timezone": timezone,
-            "groupBy": group_by,
-            "sortBy": sort_by,
-            "sortOrder": sort_order,
-            "page": str(page),
-            "pageSize": str(page_size),
-        },
-        {name: params.getlist(name) for name in LIST_PARAMETERS},
-        repeated=repeated,
-    )
-    return await build_report(runtime, query)
+    return await build_report(runtime, principal.organization_id, query)

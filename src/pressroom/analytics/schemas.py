@@ -6,9 +6,8 @@ import uuid
 
 from pydantic import Field
 
+from pressroom.analytics.metrics import MetricValue
 from pressroom.kit.schema import APIModel, UTCDatetime
-
-MetricValue = int | float | None
 
 
 class AnalyticsRange(APIModel):
