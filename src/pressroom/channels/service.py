@@ -20,7 +20,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import not_found
 from pressroom.kit.pagination import PageParams, paginate
-from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ChannelContext, ProviderError
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.registry import configured_providers, revoked_at_provider
 from pressroom.runtime import Runtime
@@ -235,6 +235,21 @@ async def usable(
 async def by_ids(session: AsyncSession, ids: Collection[uuid.UUID]) -> dict[uuid.UUID, Channel]:
     """Channels by id in any state (the publisher decides what a disconnected one means)."""
     return await repository.get_any_many(session, set(ids))
+
+
+def publish_refusal(channel: Channel | None) -> ProviderError | None:
+    """Why nothing may be published through this channel now (None: publishing may go on)."""
+    if channel is None or channel.disconnected_at is not None:
+        return ProviderError(
+            "channel_disconnected", "The channel was disconnected; connect it again."
+        )
+    if channel.health_state == "reconnect_required":
+        return ProviderError(
+            "auth_expired",
+            f"The {channel.provider} channel needs to be reconnected: the provider refused its "
+            "credentials.",
+        )
+    return None
 
 
 def context_for(channel: Channel, box: SecretBox) -> ChannelContext:

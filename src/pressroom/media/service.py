@@ -2,7 +2,8 @@
 that shape uploads (storage, staging directory, size limits).
 
 Other domains come here, never to the repository: the posts domain validates a post's media
-with `media_facts`, provider adapters stream an asset's bytes with `open_media`.
+with `media_facts`, the publisher hands adapters `media_items`, and provider adapters stream an
+asset's bytes with `open_media`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pressroom.media.models import MediaAsset
 from pressroom.media.multipart import UploadLimits
 from pressroom.media.sniff import MediaKind
 from pressroom.media.storage import S3_ENDPOINT_ENV, MediaStorage, storage_from_url
+from pressroom.providers.adapter import MediaItem
 from pressroom.providers.validation import MediaFacts
 from pressroom.runtime import Runtime
 
@@ -117,6 +119,26 @@ def media_facts(asset: MediaAsset) -> MediaFacts:
         width=asset.width,
         height=asset.height,
         duration_seconds=asset.duration_seconds,
+    )
+
+
+async def media_items(
+    session: AsyncSession, organization_id: uuid.UUID, ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, MediaItem]:
+    """The organization's assets among `ids` as a provider adapter is handed them; unknown and
+    foreign ids are absent."""
+    assets = await repository.get_assets(session, organization_id, ids)
+    return {asset_id: _media_item(asset) for asset_id, asset in assets.items()}
+
+
+def _media_item(asset: MediaAsset) -> MediaItem:
+    """What a provider adapter publishes from (it streams the bytes with `open_media`)."""
+    return MediaItem(
+        id=asset.id,
+        kind=asset.kind,
+        mime_type=asset.mime_type,
+        size_bytes=asset.size_bytes,
+        storage_key=asset.storage_key,
     )
 
 

@@ -7,22 +7,18 @@ field the client wrote (`tags[2]`, `scheduledAt`, `targets[1].text`, `mediaIds[0
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
-from pressroom.channels.models import Channel
 from pressroom.kit.errors import FieldError
-from pressroom.media.models import MediaAsset
-from pressroom.media.repository import get_assets
-from pressroom.posts.models import PostTarget
+from pressroom.media import service as media_service
+from pressroom.posts.drafts import ResolvedTarget, TargetDraft
 from pressroom.posts.schemas import MAX_LABEL_LENGTH
 from pressroom.providers.declarations import DECLARATIONS
-from pressroom.providers.validation import MediaFacts, validate_target
+from pressroom.providers.validation import validate_target
 
 
 def check_labels(name: str, values: Sequence[str], *, allow_commas: bool) -> list[FieldError]:
@@ -63,30 +59,6 @@ def check_schedule(
     return errors
 
 
-@dataclass
-class TargetDraft:
-    """One target as it will be after the request: its fields merged from the request and
-    the stored target (if any)."""
-
-    name: str  # "targets[1]"
-    existing: PostTarget | None
-    channel_id: uuid.UUID
-    content_kind: str | None
-    text_override: str | None
-    media_override: list[uuid.UUID] | None
-    options: dict[str, Any] = field(default_factory=dict)
-    # False for targets that are publishing or settled: they are not validated again.
-    check: bool = True
-
-
-@dataclass
-class ResolvedTarget:
-    draft: TargetDraft
-    provider: str
-    content_kind: str
-    channel: Channel | None
-
-
 async def resolve_targets(
     session: AsyncSession,
     organization_id: uuid.UUID,
@@ -105,7 +77,7 @@ async def resolve_targets(
     for draft in drafts:
         if draft.check and draft.media_override:
             media_ids.update(draft.media_override)
-    assets = await get_assets(session, organization_id, list(media_ids))
+    assets = await media_service.get_assets(session, organization_id, list(media_ids))
     if post_media_field is not None:
         errors += _unknown_media(post_media_field, post_media, assets)
 
@@ -147,7 +119,7 @@ async def resolve_targets(
             errors += _unknown_media(f"{draft.name}.mediaIds", draft.media_override, assets)
         media = draft.media_override if draft.media_override is not None else post_media
         text = draft.text_override if draft.text_override is not None else post_text
-        facts = [_facts(assets[m]) for m in media if m in assets]
+        facts = [media_service.media_facts(assets[m]) for m in media if m in assets]
         errors += validate_target(
             declaration,
             kind,
@@ -161,12 +133,12 @@ async def resolve_targets(
 
 
 def _unknown_media(
-    name: str, ids: Sequence[uuid.UUID], assets: dict[uuid.UUID, MediaAsset]
+    name: str, ids: Sequence[uuid.UUID], known: Collection[uuid.UUID]
 ) -> list[FieldError]:
     errors = []
     seen: set[uuid.UUID] = set()
     for index, media_id in enumerate(ids):
-        if media_id not in assets:
+        if media_id not in known:
             errors.append(
                 FieldError(
                     f"{name}[{index}]", "unknown_media", "names no media of this organization"
@@ -176,15 +148,3 @@ def _unknown_media(
             errors.append(FieldError(f"{name}[{index}]", "duplicate", "is listed twice"))
         seen.add(media_id)
     return errors
-
-
-def _facts(asset: MediaAsset) -> MediaFacts:
-    return MediaFacts(
-        id=str(asset.id),
-        kind=asset.kind,  # type: ignore[arg-type]
-        mime_type=asset.mime_type,
-        size_bytes=asset.size_bytes,
-        width=asset.width,
-        height=asset.height,
-        duration_seconds=asset.duration_seconds,
-    )

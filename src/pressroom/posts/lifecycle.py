@@ -27,6 +27,8 @@ from pressroom.posts.models import Post, PostTarget
 MOVABLE = frozenset({"draft", "pending_approval", "scheduled"})
 QUEUED = frozenset({"scheduled", "publishing"})
 SETTLED = frozenset({"published", "failed", "canceled"})
+# Targets not yet settled: a deletion cancels them, a lost channel fails them.
+UNSETTLED = MOVABLE | {"publishing"}
 
 
 def gate_closed(post: Post) -> bool:
@@ -72,6 +74,28 @@ def in_flight(target: PostTarget, now: datetime) -> bool:
     )
 
 
+def stoppable(target: PostTarget, now: datetime) -> bool:
+    """Unsettled, and no worker is publishing it right now: it can be canceled or failed."""
+    return target.status in UNSETTLED and not in_flight(target, now)
+
+
+def place(target: PostTarget, status: str, next_attempt_at: datetime | None = None) -> None:
+    """Give the target `status` (and its time in the queue), out of any worker's hands."""
+    target.status = status
+    target.next_attempt_at = next_attempt_at
+    target.lease_owner = None
+    target.lease_until = None
+
+
+def set_error(
+    target: PostTarget, code: str | None, message: str | None, retryable: bool | None
+) -> None:
+    """Record why the target failed (all None: it has no error)."""
+    target.error_code = code
+    target.error_message = message
+    target.error_retryable = retryable
+
+
 def apply_plan(
     post: Post, targets: Sequence[PostTarget], now: datetime, *, rescheduled: bool
 ) -> bool:
@@ -99,13 +123,8 @@ def apply_plan(
         if restart:
             # A new schedule starts afresh: the last schedule's attempts and error are history.
             target.attempts = 0
-            target.error_code = None
-            target.error_message = None
-            target.error_retryable = None
-        target.status = status
-        target.next_attempt_at = queue_at
-        target.lease_owner = None
-        target.lease_until = None
+            set_error(target, None, None, None)
+        place(target, status, queue_at)
         due_now = due_now or status == "publishing"
     post.status = derive_status(post.publish_mode, [t.status for t in targets])
     return due_now

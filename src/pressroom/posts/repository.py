@@ -81,6 +81,22 @@ async def targets_of(
     return found
 
 
+async def posts_with_targets_on(
+    session: AsyncSession, channel_id: uuid.UUID, statuses: Collection[str]
+) -> set[uuid.UUID]:
+    """The live posts with a target on the channel in one of `statuses` (no lock taken)."""
+    rows = await session.execute(
+        select(PostTarget.post_id)
+        .join(Post, Post.id == PostTarget.post_id)
+        .where(
+            PostTarget.channel_id == channel_id,
+            PostTarget.status.in_(sorted(statuses)),
+            Post.deleted_at.is_(None),
+        )
+    )
+    return set(rows.scalars())
+
+
 async def tags_and_topics_of(
     session: AsyncSession, post_ids: Collection[uuid.UUID]
 ) -> tuple[dict[uuid.UUID, list[str]], dict[uuid.UUID, list[str]]]:

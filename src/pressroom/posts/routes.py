@@ -18,9 +18,9 @@ from pressroom.http.openapi import error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.pagination import Collection, Pagination
 from pressroom.posts import service
+from pressroom.posts.approval import decides_approval
 from pressroom.posts.creating import create_post as create
 from pressroom.posts.schemas import DeletedPost, Post, PostCreate, PostStatus, PostUpdate, QueryTime
-from pressroom.posts.updating import decides_approval
 from pressroom.posts.updating import update_post as update
 
 PostId = Annotated[uuid.UUID, Path(alias="postId", description="The post's id.")]

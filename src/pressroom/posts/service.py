@@ -2,15 +2,14 @@
 waking the publisher, and failing the targets of a disconnected channel.
 
 Creating and updating live in creating.py and updating.py; the publisher's side of the
-queue (claiming due targets, recording outcomes) in queue.py."""
+queue (claiming due targets, recording outcomes) in publishing/queue.py."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
@@ -18,7 +17,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import field_error, not_found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.posts import repository, views
-from pressroom.posts.lifecycle import MOVABLE, derive_status, in_flight
+from pressroom.posts.lifecycle import UNSETTLED, derive_status, place, set_error, stoppable
 from pressroom.posts.models import POST_STATUSES, Post, PostTarget
 from pressroom.posts.schemas import Post as PostOut
 from pressroom.runtime import Runtime
@@ -48,6 +47,42 @@ async def emit(
 
 async def wake_publisher(session: AsyncSession, runtime: Runtime) -> None:
     await runtime.notifier.notify(session, PUBLISHER_CHANNEL)
+
+
+async def announce(
+    session: AsyncSession,
+    runtime: Runtime,
+    event_type: str,
+    post: Post,
+    view: PostOut,
+    *,
+    was_scheduled: bool,
+    due_now: bool,
+) -> None:
+    """After a create or an update: emit `event_type`, then post.scheduled.v1 if the post has
+    just become scheduled, and wake the publisher if a target is due now."""
+    await emit(session, runtime, event_type, post.organization_id, view)
+    if post.status == "scheduled" and not was_scheduled:
+        await emit(session, runtime, "post.scheduled.v1", post.organization_id, view)
+    if due_now:
+        await wake_publisher(session, runtime)
+
+
+async def lock_with_targets(
+    session: AsyncSession, post_ids: Collection[uuid.UUID]
+) -> tuple[dict[uuid.UUID, Post], dict[uuid.UUID, list[PostTarget]]]:
+    """The posts by id and each one's targets, row-locked: posts before their targets, in id
+    order, the lock order used everywhere."""
+    posts = await repository.lock_posts(session, post_ids)
+    targets = await repository.targets_of(session, list(posts), for_update=True)
+    return posts, targets
+
+
+async def labels_of(
+    session: AsyncSession, post_ids: Collection[uuid.UUID]
+) -> tuple[dict[uuid.UUID, list[str]], dict[uuid.UUID, list[str]]]:
+    """Each post's tags and topics, in their order (absent posts have none)."""
+    return await repository.tags_and_topics_of(session, post_ids)
 
 
 async def get_post(
@@ -98,7 +133,7 @@ async def delete_post(
     it is left to its worker, which records what the network answered. If the network
     published it, the target is `published` and post.published.v1 reports the copy (with its
     `url`) so that it can be removed; otherwise it is canceled and never tried again (see
-    posts/queue.py)."""
+    publishing/queue.py)."""
     post = await repository.get_post(session, organization_id, post_id, for_update=True)
     if post is None:
         raise not_found("post")
@@ -106,13 +141,8 @@ async def delete_post(
     before = await views.load_view(session, post)
     now = utcnow()
     for target in targets:
-        if target.status in MOVABLE or (
-            target.status == "publishing" and not in_flight(target, now)
-        ):
-            target.status = "canceled"
-            target.next_attempt_at = None
-            target.lease_owner = None
-            target.lease_until = None
+        if stoppable(target, now):
+            place(target, "canceled")
             target.updated_at = now
     post.deleted_at = now
     post.updated_at = now
@@ -137,36 +167,17 @@ async def fail_targets_of_channel(
     post.failed.v1 for each. A target whose publish is in flight right now is left to its
     worker, which will record the truth (published, or failed because the channel is gone)."""
     now = utcnow()
-    candidates = await session.execute(
-        select(PostTarget.id, PostTarget.post_id)
-        .join(Post, Post.id == PostTarget.post_id)
-        .where(
-            PostTarget.channel_id == channel_id,
-            PostTarget.status.in_(("draft", "pending_approval", "scheduled", "publishing")),
-            Post.deleted_at.is_(None),
-        )
-    )
-    post_ids = {post_id for _, post_id in candidates}
+    post_ids = await repository.posts_with_targets_on(session, channel_id, UNSETTLED)
     if not post_ids:
         return 0
-    posts = await repository.lock_posts(session, post_ids)
-    targets = await repository.targets_of(session, list(posts), for_update=True)
+    posts, targets = await lock_with_targets(session, post_ids)
     failed: list[tuple[Post, PostTarget]] = []
     for post_id, post in posts.items():
         for target in targets[post_id]:
-            if (
-                target.channel_id != channel_id
-                or target.status not in ("draft", "pending_approval", "scheduled", "publishing")
-                or in_flight(target, now)
-            ):
+            if target.channel_id != channel_id or not stoppable(target, now):
                 continue
-            target.status = "failed"
-            target.error_code = code
-            target.error_message = message
-            target.error_retryable = False
-            target.next_attempt_at = None
-            target.lease_owner = None
-            target.lease_until = None
+            set_error(target, code, message, False)
+            place(target, "failed")
             target.updated_at = now
             failed.append((post, target))
         post.status = derive_status(post.publish_mode, [t.status for t in targets[post_id]])

@@ -5,40 +5,52 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal
-from pressroom.http.access import insufficient_role
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError, PressroomError, not_found, validation_error
-from pressroom.kit.ids import uuid7
 from pressroom.posts import repository, views
-from pressroom.posts.checks import (
+from pressroom.posts.approval import (
+    apply_approval,
+    approval_errors,
+    check_rejection,
+    check_requirement_change,
+    rejection_conflict,
+)
+from pressroom.posts.checks import check_labels, check_schedule, resolve_targets
+from pressroom.posts.drafts import (
     ResolvedTarget,
     TargetDraft,
-    check_labels,
-    check_schedule,
-    resolve_targets,
+    merge_target,
+    new_target,
+    requested_draft,
+    stored_draft,
 )
 from pressroom.posts.lifecycle import apply_plan
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 from pressroom.posts.schemas import Post as PostOut
 from pressroom.posts.schemas import PostUpdate
-from pressroom.posts.service import emit, wake_publisher
+from pressroom.posts.service import announce
 from pressroom.runtime import Runtime
 
 # Targets whose published content is fixed: changing or removing them is a 409.
 IMMUTABLE = frozenset({"publishing", "published"})
-# Post statuses past the approval gate: a rejection can no longer stop them.
-PAST_THE_GATE = frozenset({"publishing", "published", "partially_published", "failed"})
 
 
-def decides_approval(body: PostUpdate) -> bool:
-    """Whether the request carries an approval decision (owner or admin only)."""
-    return body.approval is not None and body.approval.status is not None
+@dataclass
+class _Change:
+    """The request checked against the post: what the post and its targets become."""
+
+    resolved: list[ResolvedTarget]
+    removed: list[PostTarget]
+    text: str | None
+    media: list[uuid.UUID]
+    # An explicit new schedule (publishNow, or scheduledAt given, even as null).
+    rescheduled: bool
 
 
 def check_request(body: PostUpdate, now: datetime) -> list[FieldError]:
@@ -60,16 +72,9 @@ def check_request(body: PostUpdate, now: datetime) -> list[FieldError]:
     if body.topics:
         errors += check_labels("topics", body.topics, allow_commas=True)
     errors += check_schedule(body.scheduled_at, bool(body.publish_now), now)
-    rescheduling = bool(body.publish_now) or body.scheduled_at is not None
-    if body.approval is not None and body.approval.status == "rejected" and rescheduling:
-        errors.append(
-            FieldError(
-                "approval.status",
-                "conflict",
-                "a rejection returns the post to draft; it cannot be combined with "
-                "publishNow or scheduledAt",
-            )
-        )
+    conflict = rejection_conflict(body)
+    if conflict is not None:
+        errors.append(conflict)
     seen: set[uuid.UUID] = set()
     for index, entry in enumerate(body.targets or []):
         if entry.id is None and entry.channel_id is None:
@@ -98,23 +103,43 @@ async def update_post(
     errors = check_request(body, now)
     if errors:
         raise validation_error(errors)
-    organization_id = principal.organization_id
-    post = await repository.get_post(session, organization_id, post_id, for_update=True)
+    post = await repository.get_post(session, principal.organization_id, post_id, for_update=True)
     if post is None:
         raise not_found("post")
     targets = (await repository.targets_of(session, [post.id], for_update=True))[post.id]
-    approval = body.approval
-    if (
-        approval is not None
-        and approval.required is False
-        and post.approval_required
-        and principal.member_role not in MANAGER_ROLES
-    ):
-        # Dropping the requirement would let the post past the gate without a decision.
-        raise insufficient_role()
+    check_requirement_change(post, principal, body)
+    change = await _check_change(session, post, targets, body)
 
-    given = body.model_fields_set
     old_status = post.status
+    content_changed, current = await _apply_content(session, post, targets, body, change, now)
+    _apply_schedule(post, body)
+    apply_approval(post, principal, body, content_changed, now)
+    due_now = apply_plan(post, current, now, rescheduled=change.rescheduled)
+    post.updated_at = now
+    await session.flush()
+    view = await views.load_view(session, post)
+    await announce(
+        session,
+        runtime,
+        "post.updated.v1",
+        post,
+        view,
+        was_scheduled=old_status == "scheduled",
+        due_now=due_now,
+    )
+    return view
+
+
+async def _check_change(
+    session: AsyncSession,
+    post: Post,
+    targets: Sequence[PostTarget],
+    body: PostUpdate,
+) -> _Change:
+    """The request against the post and its targets: a 400 with every problem found, then a
+    409 if it would change what is published or reject a post past the approval gate."""
+    errors: list[FieldError] = []
+    given = body.model_fields_set
     new_text = body.text if "text" in given else post.text
     new_media = body.media_ids if body.media_ids is not None else views.media_list(post.media_ids)
     # An explicit new schedule: it moves targets waiting for a retry, and (unless it makes a
@@ -126,69 +151,65 @@ async def update_post(
         draft.check = _needs_check(draft, retry_failed)
     resolved = await resolve_targets(
         session,
-        organization_id,
+        post.organization_id,
         post_text=new_text,
         post_media=new_media,
         post_media_field="mediaIds" if body.media_ids is not None else None,
         drafts=drafts,
         errors=errors,
     )
-    if approval is not None and approval.status == "approved":
-        required = approval.required if approval.required is not None else post.approval_required
-        if not required:
-            errors.append(
-                FieldError("approval.status", "not_required", "this post does not need approval")
-            )
+    errors += approval_errors(post, body)
     if errors:
         raise validation_error(errors)
     _refuse_changes_to_published(post, resolved, removed, new_text, new_media)
-    if approval is not None and approval.status == "rejected" and post.status in PAST_THE_GATE:
-        raise PressroomError(
-            "conflict",
-            detail=f"The post is {post.status}; it is past the approval gate and can no longer "
-            "be rejected.",
-        )
+    check_rejection(post, body)
+    return _Change(resolved, removed, new_text, new_media, rescheduled)
 
-    # Apply.
+
+async def _apply_content(
+    session: AsyncSession,
+    post: Post,
+    targets: Sequence[PostTarget],
+    body: PostUpdate,
+    change: _Change,
+    now: datetime,
+) -> tuple[bool, list[PostTarget]]:
+    """Write the text, media, model, labels and targets of the request into the post: whether
+    its content changed, and its targets after the request."""
+    given = body.model_fields_set
     content_changed = "text" in given and body.text != post.text
-    content_changed |= body.media_ids is not None and new_media != views.media_list(post.media_ids)
-    post.text = new_text
-    post.media_ids = views.media_value(new_media)
+    content_changed |= body.media_ids is not None and change.media != views.media_list(
+        post.media_ids
+    )
+    post.text = change.text
+    post.media_ids = views.media_value(change.media)
     if "model" in given:
         post.model = body.model
     if body.tags is not None:
         await repository.replace_labels(session, PostTag, post, body.tags)
     if body.topics is not None:
         await repository.replace_labels(session, PostTopic, post, body.topics)
-    for target in removed:
+    for target in change.removed:
         await session.delete(target)
         content_changed = True
-    current = [t for t in targets if t not in removed]
-    for item in resolved:
+    current = [t for t in targets if t not in change.removed]
+    for item in change.resolved:
         if item.draft.existing is None:
-            target = _new_target(post, item, now)
+            target = new_target(post, item, now)
             session.add(target)
             current.append(target)
             content_changed = True
         else:
-            content_changed |= _merge_target(item, now)
+            content_changed |= merge_target(item, now)
+    return content_changed, current
+
+
+def _apply_schedule(post: Post, body: PostUpdate) -> None:
     if body.publish_now:
         post.publish_mode, post.scheduled_at = "now", None
-    elif "scheduled_at" in given:
+    elif "scheduled_at" in body.model_fields_set:
         post.scheduled_at = body.scheduled_at
         post.publish_mode = "draft" if body.scheduled_at is None else "scheduled"
-    _apply_approval(post, principal, body, content_changed, now)
-
-    due_now = apply_plan(post, current, now, rescheduled=rescheduled)
-    post.updated_at = now
-    await session.flush()
-    view = await views.load_view(session, post)
-    await emit(session, runtime, "post.updated.v1", organization_id, view)
-    if post.status == "scheduled" and old_status != "scheduled":
-        await emit(session, runtime, "post.scheduled.v1", organization_id, view)
-    if due_now:
-        await wake_publisher(session, runtime)
-    return view
 
 
 def _drafts(
@@ -196,7 +217,7 @@ def _drafts(
 ) -> tuple[list[TargetDraft], list[PostTarget]]:
     """The target list after the request, and the stored targets it removes."""
     if body.targets is None:
-        return [_draft_of(f"targets[{i}]", t) for i, t in enumerate(targets)], []
+        return [stored_draft(f"targets[{i}]", t) for i, t in enumerate(targets)], []
     by_id = {target.id: target for target in targets}
     drafts = []
     kept: set[uuid.UUID] = set()
@@ -204,18 +225,7 @@ def _drafts(
         name = f"targets[{index}]"
         fields = entry.model_fields_set
         if entry.id is None:
-            assert entry.channel_id is not None  # checked by check_request
-            drafts.append(
-                TargetDraft(
-                    name=name,
-                    existing=None,
-                    channel_id=entry.channel_id,
-                    content_kind=entry.content_kind,
-                    text_override=entry.text,
-                    media_override=entry.media_ids,
-                    options=dict(entry.options or {}),
-                )
-            )
+            drafts.append(requested_draft(name, entry))
             continue
         existing = by_id.get(entry.id)
         if existing is None:
@@ -224,7 +234,7 @@ def _drafts(
             )
             continue
         kept.add(existing.id)
-        draft = _draft_of(name, existing)
+        draft = stored_draft(name, existing)
         if entry.channel_id is not None:
             draft.channel_id = entry.channel_id
         if entry.content_kind is not None:
@@ -237,22 +247,6 @@ def _drafts(
             draft.options = dict(entry.options)
         drafts.append(draft)
     return drafts, [t for t in targets if t.id not in kept]
-
-
-def _draft_of(name: str, target: PostTarget) -> TargetDraft:
-    return TargetDraft(
-        name=name,
-        existing=target,
-        channel_id=target.channel_id,
-        content_kind=target.content_kind,
-        text_override=target.text_override,
-        media_override=(
-            views.media_list(target.media_ids_override)
-            if target.media_ids_override is not None
-            else None
-        ),
-        options=dict(target.options or {}),
-    )
 
 
 def _needs_check(draft: TargetDraft, retry_failed: bool) -> bool:
@@ -271,17 +265,13 @@ def _needs_check(draft: TargetDraft, retry_failed: bool) -> bool:
 def _target_fields_changed(draft: TargetDraft) -> bool:
     target = draft.existing
     assert target is not None
-    media = (
-        views.media_list(target.media_ids_override)
-        if target.media_ids_override is not None
-        else None
-    )
+    stored = stored_draft(draft.name, target)
     return (
-        draft.channel_id != target.channel_id
-        or (draft.content_kind or target.content_kind) != target.content_kind
-        or draft.text_override != target.text_override
-        or draft.media_override != media
-        or draft.options != dict(target.options or {})
+        draft.channel_id != stored.channel_id
+        or (draft.content_kind or stored.content_kind) != stored.content_kind
+        or draft.text_override != stored.text_override
+        or draft.media_override != stored.media_override
+        or draft.options != stored.options
     )
 
 
@@ -321,84 +311,3 @@ def _refuse_changes_to_published(
                 "targets instead.",
                 extra={"targetId": str(target.id)},
             )
-
-
-def _new_target(post: Post, item: ResolvedTarget, now: datetime) -> PostTarget:
-    draft = item.draft
-    return PostTarget(
-        id=uuid7(),
-        organization_id=post.organization_id,
-        post_id=post.id,
-        channel_id=draft.channel_id,
-        provider=item.provider,
-        content_kind=item.content_kind,
-        text_override=draft.text_override,
-        media_ids_override=(
-            views.media_value(draft.media_override) if draft.media_override is not None else None
-        ),
-        options=draft.options,
-        status="draft",
-        attempts=0,
-        schedule_version=0,
-        created_at=now,
-        updated_at=now,
-    )
-
-
-def _merge_target(item: ResolvedTarget, now: datetime) -> bool:
-    """Write the draft into its stored target; True if anything changed."""
-    target = item.draft.existing
-    assert target is not None
-    draft = item.draft
-    media = views.media_value(draft.media_override) if draft.media_override is not None else None
-    values = {
-        "channel_id": draft.channel_id,
-        "provider": item.provider,
-        "content_kind": item.content_kind,
-        "text_override": draft.text_override,
-        "media_ids_override": media,
-        "options": draft.options,
-    }
-    changed = False
-    for name, value in values.items():
-        if getattr(target, name) != value:
-            setattr(target, name, value)
-            changed = True
-    if changed:
-        target.updated_at = now
-    return changed
-
-
-def _apply_approval(
-    post: Post, principal: Principal, body: PostUpdate, content_changed: bool, now: datetime
-) -> None:
-    approval = body.approval
-    decision = approval.status if approval is not None else None
-    if approval is not None and approval.required is not None:
-        if approval.required and not post.approval_required:
-            post.approval_required = True
-            _set_approval(post, "pending", None, None)
-        elif not approval.required and post.approval_required:
-            post.approval_required = False
-            _set_approval(post, "not_required", None, None)
-    if (
-        content_changed
-        and post.approval_required
-        and post.approval_status == "approved"
-        and decision != "approved"
-    ):
-        # What was approved is not what would be published any more.
-        _set_approval(post, "pending", None, None)
-    if decision == "approved" and post.approval_status != "approved":
-        _set_approval(post, "approved", principal.member_id, now)
-    elif decision == "rejected":
-        _set_approval(post, "rejected", principal.member_id, now)
-        post.publish_mode, post.scheduled_at = "draft", None
-
-
-def _set_approval(
-    post: Post, status: str, decided_by: uuid.UUID | None, decided_at: datetime | None
-) -> None:
-    post.approval_status = status
-    post.approval_decided_by = decided_by
-    post.approval_decided_at = decided_at

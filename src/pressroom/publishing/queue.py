@@ -20,9 +20,10 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.db import dialect_name
-from pressroom.posts import repository, views
+from pressroom.posts import views
 from pressroom.posts.lifecycle import derive_status, earliest_published
 from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.service import labels_of, lock_with_targets
 from pressroom.providers.adapter import ProviderError, PublishResult
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import emit
@@ -214,8 +215,7 @@ async def record_outcomes(
         return recorded
     delays = runtime.settings.publisher_retry_delays
     max_attempts = len(delays) + 1
-    posts = await repository.lock_posts(session, {o.target.post_id for o in outcomes})
-    targets = await repository.targets_of(session, list(posts), for_update=True)
+    posts, targets = await lock_with_targets(session, {o.target.post_id for o in outcomes})
     by_id = {target.id: target for group in targets.values() for target in group}
     events: list[tuple[Post, PostTarget, str]] = []
     for outcome in outcomes:
@@ -271,7 +271,7 @@ async def _emit_settled(
     if not events:
         return
     post_ids = list(dict.fromkeys(post.id for post, _, _ in events))
-    tags, topics = await repository.tags_and_topics_of(session, post_ids)
+    tags, topics = await labels_of(session, post_ids)
     rendered: dict[uuid.UUID, dict[str, Any]] = {}
     for post, target, event_type in events:
         if post.id not in rendered:

@@ -30,12 +30,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
 from pressroom.channels.adapters import adapter_for
-from pressroom.channels.models import Channel
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.notify import wait_for_work
-from pressroom.media.models import MediaAsset
-from pressroom.media.repository import get_assets
+from pressroom.media import service as media
 from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.providers.adapter import (
     ChannelContext,
@@ -171,10 +169,10 @@ async def _prepare(
     session: AsyncSession, runtime: Runtime, claimed: Sequence[ClaimedTarget]
 ) -> list[Job]:
     found = await channels.by_ids(session, {target.channel_id for target in claimed})
-    assets: dict[uuid.UUID, MediaAsset] = {}
+    items: dict[uuid.UUID, MediaItem] = {}
     for organization_id in {target.organization_id for target in claimed}:
         wanted = [m for t in claimed if t.organization_id == organization_id for m in t.media_ids]
-        assets.update(await get_assets(session, organization_id, wanted))
+        items.update(await media.media_items(session, organization_id, wanted))
     max_attempts = len(runtime.settings.publisher_retry_delays) + 1
     jobs = []
     for target in claimed:
@@ -185,10 +183,10 @@ async def _prepare(
             # must not reach the network again (the outcome cancels it).
             continue
         channel = found.get(target.channel_id)
-        job.error = _refusal(target, channel, max_attempts)
+        job.error = channels.publish_refusal(channel) or _exhausted(target, max_attempts)
         if job.error is not None or channel is None:
             continue
-        missing = [m for m in target.media_ids if m not in assets]
+        missing = [m for m in target.media_ids if m not in items]
         if missing:
             job.error = ProviderError(
                 "media_rejected", f"Media {missing[0]} no longer exists; replace it."
@@ -208,7 +206,7 @@ async def _prepare(
             target_id=target.id,
             content_kind=target.content_kind,
             text=target.text,
-            media=tuple(_media_item(assets[m]) for m in target.media_ids),
+            media=tuple(items[m] for m in target.media_ids),
             options=target.options,
             idempotency_key=target.idempotency_key,
             attempt=target.attempt,
@@ -216,20 +214,8 @@ async def _prepare(
     return jobs
 
 
-def _refusal(
-    target: ClaimedTarget, channel: Channel | None, max_attempts: int
-) -> ProviderError | None:
-    """Why this target must not reach its provider at all, if it must not."""
-    if channel is None or channel.disconnected_at is not None:
-        return ProviderError(
-            "channel_disconnected", "The channel was disconnected; connect it again."
-        )
-    if channel.health_state == "reconnect_required":
-        return ProviderError(
-            "auth_expired",
-            f"The {channel.provider} channel needs to be reconnected: the provider refused its "
-            "credentials.",
-        )
+def _exhausted(target: ClaimedTarget, max_attempts: int) -> ProviderError | None:
+    """A target taken over from workers that never answered, once too often."""
     if target.abandoned and target.attempt > max_attempts:
         return ProviderError(
             "timeout",
@@ -237,16 +223,6 @@ def _refusal(
             "provider did not answer in time.",
         )
     return None
-
-
-def _media_item(asset: MediaAsset) -> MediaItem:
-    return MediaItem(
-        id=asset.id,
-        kind=asset.kind,
-        mime_type=asset.mime_type,
-        size_bytes=asset.size_bytes,
-        storage_key=asset.storage_key,
-    )
 
 
 async def _attempt(runtime: Runtime, job: Job) -> Outcome:

@@ -1,0 +1,11 @@
+"""Check one post target against its provider's declaration, naming each offending field.
+
+`validate_target` (target.py) runs the checks of the target's text (text.py), its media
+(media.py) and its options (options.py), among them the options that hold texts: a thread's
+follow-up texts and media alt texts (text_options.py)."""
+
+from pressroom.providers.validation.media import MediaFacts
+from pressroom.providers.validation.target import validate_target
+from pressroom.providers.validation.text import describe_length, overrun, rule_length
+
+__all__ = ["MediaFacts", "describe_length", "overrun", "rule_length", "validate_target"]
