@@ -67,6 +67,29 @@ class Settings(BaseSettings):
     # secret (confidential clients) is never logged or shown.
     x_client_id: str | None = None
     x_client_secret: SecretStr | None = None
+    # The deployment's apps at the other OAuth networks (contract section 13): a provider is
+    # configured exactly when both its client id and secret are set (TikTok's client key goes in
+    # its client id). Secrets are never logged or shown.
+    linkedin_client_id: str | None = None
+    linkedin_client_secret: SecretStr | None = None
+    facebook_client_id: str | None = None
+    facebook_client_secret: SecretStr | None = None
+    instagram_client_id: str | None = None
+    instagram_client_secret: SecretStr | None = None
+    threads_client_id: str | None = None
+    threads_client_secret: SecretStr | None = None
+    tiktok_client_id: str | None = None
+    tiktok_client_secret: SecretStr | None = None
+    youtube_client_id: str | None = None
+    youtube_client_secret: SecretStr | None = None
+    pinterest_client_id: str | None = None
+    pinterest_client_secret: SecretStr | None = None
+    # The Graph API version Facebook, Instagram and Threads calls name (Meta retires each about
+    # two years after its release; a retired one answers every call with an error).
+    meta_graph_version: str = "v24.0"
+    # How long a signed public media link (the URL Instagram, Threads and others fetch a post's
+    # media from) stays valid.
+    media_link_seconds: int = Field(default=6 * 3600, ge=60, le=7 * 86400)
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod

@@ -34,6 +34,9 @@ __all__ = [
 # Media bytes come from the media domain, through a callable the caller injects (the adapter
 # never knows where files are stored): `read_media(item)` yields the stored file's bytes.
 MediaReader = Callable[[MediaItem], AsyncIterator[bytes]]
+# A signed, expiring public URL of a stored asset, for networks that fetch media from a URL
+# (Instagram, Threads, Facebook video, Pinterest, TikTok's pull-from-URL): `await media_url(item)`.
+PublicMediaUrl = Callable[[MediaItem], Awaitable[str]]
 # Waiting between polls of a provider's media processing. Injected so tests never sleep.
 Sleep = Callable[[float], Awaitable[None]]
 

@@ -34,7 +34,7 @@ from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
-from pressroom.providers.http import MediaReader
+from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.x import XAdapter, XApp
@@ -55,6 +55,9 @@ class AdapterServices:
     media_dimensions: MediaDimensions
     # Stores refreshed tokens (Bluesky sessions, X OAuth tokens) at once.
     store_credentials: CredentialsChanged
+    # Signed public links to the organization's media, for networks that fetch media from a
+    # URL; None where this process cannot make them.
+    media_url: PublicMediaUrl | None = None
 
 
 # provider id -> factory of its real adapter, built per call around the process's shared parts.

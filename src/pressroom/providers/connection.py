@@ -1,0 +1,111 @@
+"""Connecting a network's accounts through OAuth: what each network package provides (an
+`OAuthConnector`) and what it is given (the deployment's `OAuthApp`).
+
+The channels domain runs the flow (channels/authorization.py): it makes the random `state`,
+stores what `start` returns to keep (encrypted, for ten minutes and one callback), sends the
+person to the URL, and on the callback hands the code back to `exchange`, outside any
+transaction. A grant may cover several accounts (the Facebook Pages the person ticked in
+Facebook's own dialog): each `ConnectedAccount` becomes one channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from pressroom.config import Settings
+
+# Providers whose deployment app comes from PRESSROOM_{PROVIDER}_CLIENT_ID and _CLIENT_SECRET.
+APP_PROVIDERS = (
+    "x",
+    "linkedin",
+    "facebook",
+    "instagram",
+    "threads",
+    "tiktok",
+    "youtube",
+    "pinterest",
+)
+
+
+@dataclass(frozen=True)
+class OAuthApp:
+    """The deployment's app at a network, and where the network sends the browser back."""
+
+    provider: str
+    client_id: str
+    client_secret: str = field(repr=False)
+    redirect_uri: str
+
+
+@dataclass(frozen=True)
+class AuthorizationStart:
+    """Where to send the person, and what the callback will need back (a PKCE verifier, ...):
+    kept encrypted until the callback, never shown."""
+
+    url: str
+    secret: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class ConnectedAccount:
+    """One account a grant connects: one channel. `credentials` are stored encrypted and given
+    back to the adapter as `ChannelContext.credentials`; `account_name` names the account
+    (a Page's name) when a grant covers several, so their channels can be told apart."""
+
+    credentials: dict[str, Any] = field(repr=False)
+    handle: str | None
+    account_name: str | None = None
+
+
+class OAuthConnector(Protocol):
+    """One per network connected through OAuth (in its package's `oauth.py`)."""
+
+    provider: str
+
+    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
+        """The network's authorization URL (client id, redirect URI, `state`,
+        `response_type=code`, the publishing scopes) and what the callback needs back."""
+        ...
+
+    async def exchange(
+        self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
+    ) -> list[ConnectedAccount]:
+        """Trade the callback's code for long-lived credentials and read the account(s).
+        Raise ProviderError (the network's own words in its message) when it refuses."""
+        ...
+
+    async def from_token(
+        self, app: OAuthApp | None, token: str, http: httpx.AsyncClient
+    ) -> list[ConnectedAccount]:
+        """The accounts an operator's existing long-lived token gives access to
+        (`pressroom channels connect PROVIDER --access-token-env VAR`), verified with the
+        network before anything is stored. Raise ProviderError when it refuses."""
+        ...
+
+
+def missing_app_settings(settings: Settings, provider: str) -> list[str]:
+    """The settings a provider's deployment app still needs (empty when configured)."""
+    prefix = f"PRESSROOM_{provider.upper()}_CLIENT_"
+    missing = []
+    if not getattr(settings, f"{provider}_client_id", None):
+        missing.append(prefix + "ID")
+    if getattr(settings, f"{provider}_client_secret", None) is None:
+        missing.append(prefix + "SECRET")
+    return missing
+
+
+def oauth_app(settings: Settings, provider: str) -> OAuthApp | None:
+    """The deployment's app at `provider`, or None while either setting is missing."""
+    if provider not in APP_PROVIDERS or missing_app_settings(settings, provider):
+        return None
+    secret = getattr(settings, f"{provider}_client_secret")
+    return OAuthApp(
+        provider=provider,
+        client_id=getattr(settings, f"{provider}_client_id"),
+        client_secret=secret.get_secret_value(),
+        redirect_uri=f"{settings.public_url}/connect/{provider}/callback",
+    )
