@@ -19,9 +19,9 @@ from pressroom.analytics.importer import ImportedLine, ImportedPost, connected_c
 from pressroom.channels import service as channels_service
 from pressroom.channels.models import Channel
 from pressroom.kit.clock import utcnow
-from pressroom.kit.notify import Notifier
 from pressroom.posts.models import PostTarget
 from pressroom.providers.declarations import DECLARATIONS
+from pressroom.runtime import Runtime
 
 DEMO_DAYS = 90
 # (tag, first day, last day) counted back from today: campaigns come and go.
@@ -50,18 +50,17 @@ RATES = {
 WEEKDAY_TRAFFIC = (1.1, 1.15, 1.2, 1.1, 1.0, 0.6, 0.55)  # Monday first
 
 
-async def demo_channels(session: AsyncSession, organization_id: uuid.UUID) -> list[Channel]:
+async def demo_channels(
+    session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID
+) -> list[Channel]:
     """The organization's connected channels; a sandbox channel is connected if it has none."""
     found = list((await connected_channels(session, organization_id)).values())
     if found:
         return sorted(found, key=lambda channel: channel.created_at)
-    from pressroom.config import Settings
-
     channel = await channels_service.connect(
         session,
-        # The demo is made before any worker listens; the event is written all the same.
-        notifier=Notifier(),
-        retention_seconds=Settings().webhook_retention_seconds,
+        notifier=runtime.notifier,
+        retention_seconds=runtime.settings.webhook_retention_seconds,
         box=None,
         organization_id=organization_id,
         provider="sandbox",
@@ -127,12 +126,14 @@ def generate(
     return lines
 
 
-async def create_demo_history(session: AsyncSession, organization_id: uuid.UUID) -> int:
+async def create_demo_history(
+    session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID
+) -> int:
     """About 90 days of history for the organization, unless it has published history
     already; the number of published targets made."""
     if await has_history(session, organization_id):
         return 0
-    channels = await demo_channels(session, organization_id)
+    channels = await demo_channels(session, runtime, organization_id)
     lines = generate(organization_id, channels, utcnow())
     await store(session, organization_id, lines)
     return len(lines)
