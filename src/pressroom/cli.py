@@ -1,21 +1,22 @@
-"""The `pressroom` command: thin, it calls services. Every command takes --json."""
+"""The `pressroom` command: thin, each command parses, calls a service and prints. Every
+command takes --json."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Annotated, Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any, TextIO, TypeVar
 
 import typer
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.audit import service as audit
-from pressroom.audit.service import CLI_ACTOR
 from pressroom.auth import service as auth
-from pressroom.auth.models import Member, Organization
 from pressroom.auth.scopes import SCOPES, parse_scopes
 from pressroom.config import Settings
 from pressroom.db import migrate, unit_of_work
@@ -47,10 +48,21 @@ analytics_app = typer.Typer(no_args_is_help=True, help="Analytics history.")
 app.add_typer(analytics_app, name="analytics")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+OrgOption = Annotated[str, typer.Option("--org", help="Organization id.")]
 
 
 class CommandError(Exception):
     """A failure to report on stderr with a non-zero exit."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a command changed, for its entry in the audit ledger."""
+
+    organization_id: uuid.UUID
+    resource_type: str
+    resource_id: object
+    details: dict[str, Any]
 
 
 def _emit(as_json: bool, payload: dict[str, Any], human: str) -> None:
@@ -62,23 +74,53 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=1)
 
 
+def _runtime(settings: Settings) -> Runtime:
+    """The process's runtime with the cross-domain hooks the API has too."""
+    # Imported here: it pulls in every domain, which `--help` has no use for.
+    from pressroom.wiring import wire
+
+    return wire(Runtime.build(settings))
+
+
+async def _with_runtime(settings: Settings, work: Callable[[Runtime], Coroutine[Any, Any, T]]) -> T:
+    runtime = _runtime(settings)
+    try:
+        return await work(runtime)
+    finally:
+        await runtime.close()
+
+
 def _run(work: Callable[[Runtime], Coroutine[Any, Any, T]]) -> T:
     """Run one command against the configured database, with migrations applied."""
     settings = Settings()
-
-    async def main() -> T:
-        runtime = Runtime.build(settings)
-        try:
-            return await work(runtime)
-        finally:
-            await runtime.close()
-
     try:
         migrate(settings.effective_database_url)
-        return asyncio.run(main())
+        return asyncio.run(_with_runtime(settings, work))
     except (ValueError, LookupError, CommandError) as exc:
         _fail(str(exc))
         raise  # unreachable: _fail exits
+
+
+def _run_recorded(
+    operation: str, work: Callable[[AsyncSession, Runtime], Awaitable[tuple[T, Change]]]
+) -> T:
+    """Run one command in one unit of work with its audit entry, `operation` by the command
+    line."""
+
+    async def recorded(runtime: Runtime) -> T:
+        async with unit_of_work(runtime.sessions) as session:
+            result, change = await work(session, runtime)
+            await audit.append_command_line(
+                session,
+                change.organization_id,
+                operation,
+                change.resource_type,
+                change.resource_id,
+                change.details,
+            )
+            return result
+
+    return _run(recorded)
 
 
 def _uuid(value: str, what: str) -> uuid.UUID:
@@ -86,26 +128,6 @@ def _uuid(value: str, what: str) -> uuid.UUID:
         return uuid.UUID(value)
     except ValueError:
         raise CommandError(f"{what} must be a UUID, got {value!r}") from None
-
-
-async def _record(
-    session: Any,
-    organization_id: uuid.UUID,
-    operation: str,
-    kind: str,
-    rid: object,
-    changes: dict[str, Any],
-) -> None:
-    await audit.append(
-        session,
-        organization_id=organization_id,
-        actor=CLI_ACTOR,
-        operation_id=operation,
-        outcome_status=0,
-        resource_type=kind,
-        resource_id=str(rid),
-        changes=changes,
-    )
 
 
 @db_app.command("upgrade")
@@ -126,53 +148,37 @@ def orgs_create(
 ) -> None:
     """Create an organization."""
 
-    async def work(runtime: Runtime) -> uuid.UUID:
-        async with unit_of_work(runtime.sessions) as session:
-            organization = await tenant.create_organization(session, name)
-            await _record(
-                session,
-                organization.id,
-                "cli.orgs.create",
-                "organization",
-                organization.id,
-                {"name": name},
-            )
-            return organization.id
+    async def work(session: AsyncSession, _: Runtime) -> tuple[uuid.UUID, Change]:
+        organization = await tenant.create_organization(session, name)
+        return organization.id, Change(
+            organization.id, "organization", organization.id, {"name": name}
+        )
 
-    org_id = _run(work)
+    org_id = _run_recorded("cli.orgs.create", work)
     _emit(as_json, {"id": str(org_id)}, f"organization {org_id}")
 
 
 @members_app.command("add")
 def members_add(
-    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    org: OrgOption,
     email: Annotated[str, typer.Option("--email")],
     role: Annotated[str, typer.Option("--role", help="owner, admin or member.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Add a person to an organization."""
 
-    async def work(runtime: Runtime) -> uuid.UUID:
+    async def work(session: AsyncSession, _: Runtime) -> tuple[uuid.UUID, Change]:
         org_id = _uuid(org, "--org")
-        async with unit_of_work(runtime.sessions) as session:
-            member = await tenant.add_member(session, org_id, email, role)
-            await _record(
-                session,
-                org_id,
-                "cli.members.add",
-                "member",
-                member.id,
-                {"email": member.email, "role": role},
-            )
-            return member.id
+        member = await tenant.add_member(session, org_id, email, role)
+        return member.id, Change(org_id, "member", member.id, {"email": member.email, "role": role})
 
-    member_id = _run(work)
+    member_id = _run_recorded("cli.members.add", work)
     _emit(as_json, {"id": str(member_id)}, f"member {member_id}")
 
 
 @keys_app.command("create")
 def keys_create(
-    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    org: OrgOption,
     member: Annotated[str, typer.Option("--member", help="Member id (the person).")],
     scopes: Annotated[
         str, typer.Option("--scopes", help=f"Comma-separated, or 'all': {','.join(SCOPES)}")
@@ -185,36 +191,28 @@ def keys_create(
 ) -> None:
     """Issue an API key; the key is shown once and stored only as a digest."""
 
-    async def work(runtime: Runtime) -> auth.IssuedKey:
+    async def work(session: AsyncSession, _: Runtime) -> tuple[auth.IssuedKey, Change]:
         org_id = _uuid(org, "--org")
         member_id = _uuid(member, "--member")
         scope_list = parse_scopes(scopes)
-        async with unit_of_work(runtime.sessions) as session:
-            issued = await auth.issue_key(
-                session,
-                organization_id=org_id,
-                member_id=member_id,
-                scopes=scope_list,
-                name=name,
-                expires_in=expires_in,
-            )
-            await _record(
-                session,
-                org_id,
-                "cli.keys.create",
-                "apiKey",
-                issued.id,
-                {
-                    "name": name,
-                    "scopes": scope_list,
-                    "expiresIn": expires_in,
-                    "memberId": str(member_id),
-                    "prefix": issued.prefix,
-                },
-            )
-            return issued
+        issued = await auth.issue_key(
+            session,
+            organization_id=org_id,
+            member_id=member_id,
+            scopes=scope_list,
+            name=name,
+            expires_in=expires_in,
+        )
+        details = {
+            "name": name,
+            "scopes": scope_list,
+            "expiresIn": expires_in,
+            "memberId": str(member_id),
+            "prefix": issued.prefix,
+        }
+        return issued, Change(org_id, "apiKey", issued.id, details)
 
-    issued = _run(work)
+    issued = _run_recorded("cli.keys.create", work)
     _emit(
         as_json,
         {"id": str(issued.id), "key": issued.key},
@@ -228,21 +226,16 @@ def keys_revoke(
 ) -> None:
     """Revoke an API key at once."""
 
-    async def work(runtime: Runtime) -> None:
-        async with unit_of_work(runtime.sessions) as session:
-            row = await auth.revoke_key(session, _uuid(key_id, "KEY_ID"), runtime.notifier)
-            await _record(
-                session, row.organization_id, "cli.keys.revoke", "apiKey", row.id, {"revoked": True}
-            )
+    async def work(session: AsyncSession, runtime: Runtime) -> tuple[None, Change]:
+        row = await auth.revoke_key(session, _uuid(key_id, "KEY_ID"), runtime.notifier)
+        return None, Change(row.organization_id, "apiKey", row.id, {"revoked": True})
 
-    _run(work)
+    _run_recorded("cli.keys.revoke", work)
     _emit(as_json, {"id": key_id, "revoked": True}, f"key {key_id} revoked")
 
 
 @audit_app.command("verify")
-def audit_verify(
-    org: Annotated[str, typer.Option("--org", help="Organization id.")], as_json: JsonFlag = False
-) -> None:
+def audit_verify(org: OrgOption, as_json: JsonFlag = False) -> None:
     """Check the organization's audit chain; exit 1 if it was edited or truncated."""
 
     async def work(runtime: Runtime) -> audit.VerifyResult:
@@ -262,18 +255,53 @@ def audit_verify(
     _emit(as_json, {"entries": result.entries, "ok": True}, f"{result.entries} entries; chain ok")
 
 
-def _secret_option(value: str | None, variable: str | None, option: str) -> str | None:
-    """A secret given directly (`--app-password P`) or, to keep it out of shell history and
-    process listings, by the name of an environment variable that holds it
-    (`--app-password-env VAR`)."""
-    if value is not None and variable is not None:
-        raise CommandError(f"give {option} or {option}-env, not both")
-    if variable is None:
-        return value
-    found = os.environ.get(variable, "").strip()
-    if not found:
-        raise CommandError(f"{option}-env names {variable}, which is not set or is empty")
-    return found
+# The options of `channels connect`, named here so that its signature stays a readable list.
+HandleOption = Annotated[
+    str | None,
+    typer.Option(
+        "--handle",
+        help="bluesky: the account to log in as (handle, DID or email). Sandbox and "
+        "--simulated: the handle shown on the channel.",
+    ),
+]
+SimulatedFlag = Annotated[
+    bool,
+    typer.Option(
+        "--simulated",
+        help="Validate by the provider's real rules, publish through the sandbox simulator.",
+    ),
+]
+AppPassword = Annotated[
+    str | None, typer.Option("--app-password", help="bluesky: an app password.")
+]
+AppPasswordEnv = Annotated[
+    str | None,
+    typer.Option("--app-password-env", help="bluesky: read the app password from this variable."),
+]
+ServiceOption = Annotated[
+    str | None,
+    typer.Option("--service", help="bluesky: the account's service (default https://bsky.social)."),
+]
+InstanceOption = Annotated[
+    str | None,
+    typer.Option("--instance", help="mastodon: the instance, e.g. https://mastodon.social."),
+]
+AccessToken = Annotated[
+    str | None, typer.Option("--access-token", help="mastodon, x: the account's access token.")
+]
+AccessTokenEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--access-token-env", help="mastodon, x: read the access token from this variable."
+    ),
+]
+RefreshToken = Annotated[
+    str | None, typer.Option("--refresh-token", help="x: the OAuth 2.0 refresh token.")
+]
+RefreshTokenEnv = Annotated[
+    str | None,
+    typer.Option("--refresh-token-env", help="x: read the refresh token from this variable."),
+]
 
 
 @channels_app.command("connect")
@@ -281,159 +309,49 @@ def channels_connect(
     provider: Annotated[
         str, typer.Argument(help="Provider id: sandbox, bluesky, mastodon, x, ...")
     ],
-    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    org: OrgOption,
     name: Annotated[str, typer.Option("--name", help="A name for the channel.")],
-    handle: Annotated[
-        str | None,
-        typer.Option(
-            "--handle",
-            help="bluesky: the account to log in as (handle, DID or email). Sandbox and "
-            "--simulated: the handle shown on the channel.",
-        ),
-    ] = None,
-    simulated: Annotated[
-        bool,
-        typer.Option(
-            "--simulated",
-            help="Validate by the provider's real rules, publish through the sandbox simulator.",
-        ),
-    ] = False,
-    app_password: Annotated[
-        str | None, typer.Option("--app-password", help="bluesky: an app password.")
-    ] = None,
-    app_password_env: Annotated[
-        str | None,
-        typer.Option(
-            "--app-password-env", help="bluesky: read the app password from this variable."
-        ),
-    ] = None,
-    service: Annotated[
-        str | None,
-        typer.Option(
-            "--service", help="bluesky: the account's service (default https://bsky.social)."
-        ),
-    ] = None,
-    instance: Annotated[
-        str | None,
-        typer.Option("--instance", help="mastodon: the instance, e.g. https://mastodon.social."),
-    ] = None,
-    access_token: Annotated[
-        str | None,
-        typer.Option("--access-token", help="mastodon, x: the account's access token."),
-    ] = None,
-    access_token_env: Annotated[
-        str | None,
-        typer.Option(
-            "--access-token-env", help="mastodon, x: read the access token from this variable."
-        ),
-    ] = None,
-    refresh_token: Annotated[
-        str | None, typer.Option("--refresh-token", help="x: the OAuth 2.0 refresh token.")
-    ] = None,
-    refresh_token_env: Annotated[
-        str | None,
-        typer.Option("--refresh-token-env", help="x: read the refresh token from this variable."),
-    ] = None,
+    handle: HandleOption = None,
+    simulated: SimulatedFlag = False,
+    app_password: AppPassword = None,
+    app_password_env: AppPasswordEnv = None,
+    service: ServiceOption = None,
+    instance: InstanceOption = None,
+    access_token: AccessToken = None,
+    access_token_env: AccessTokenEnv = None,
+    refresh_token: RefreshToken = None,
+    refresh_token_env: RefreshTokenEnv = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Connect a channel; prints its id. Real bluesky, mastodon and x accounts are verified with
     the network first (nothing is stored if the provider refuses); the sandbox, and any provider
     with --simulated, need no credentials."""
-    from pressroom.channels import service as channels
-    from pressroom.channels import verification
-    from pressroom.providers.declarations import PROVIDER_IDS
-    from pressroom.providers.registry import configured_providers
+    from pressroom.channels.connecting import (
+        ConnectRequest,
+        SecretOption,
+        connect_from_command_line,
+    )
 
-    given = {
-        "--app-password": app_password is not None or app_password_env is not None,
-        "--service": service is not None,
-        "--instance": instance is not None,
-        "--access-token": access_token is not None or access_token_env is not None,
-        "--refresh-token": refresh_token is not None or refresh_token_env is not None,
-    }
-    real = provider != "sandbox" and not simulated
-
-    def options() -> verification.ProviderOptions:
-        accepted = verification.PROVIDER_OPTIONS.get(provider, ())
-        stray = [option for option, present in given.items() if present and option not in accepted]
-        if stray:
-            takes = ", ".join(accepted) or "no credential options"
-            raise CommandError(f"{stray[0]} is not an option of {provider} (it takes {takes})")
-        return verification.ProviderOptions(
-            handle=handle,
-            app_password=_secret_option(app_password, app_password_env, "--app-password"),
-            service=service,
-            instance=instance,
-            access_token=_secret_option(access_token, access_token_env, "--access-token"),
-            refresh_token=_secret_option(refresh_token, refresh_token_env, "--refresh-token"),
-        )
-
-    async def work(runtime: Runtime) -> uuid.UUID:
-        org_id = _uuid(org, "--org")
-        configured = configured_providers(runtime.settings)
-        account: verification.VerifiedAccount | None = None
-        if not real:
-            if any(given.values()):
-                raise CommandError(
-                    "the sandbox and --simulated channels take no credentials; drop the "
-                    "provider options"
-                )
-        elif provider not in PROVIDER_IDS:
-            raise CommandError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
-        elif provider not in configured:
-            raise CommandError(channels.not_configured_reason(provider))
-        else:
-            provider_options = options()
-        async with unit_of_work(runtime.sessions) as session:
-            if await session.get(Organization, org_id) is None:
-                raise CommandError("no such organization")
-        if real:
-            # The network is asked outside any transaction; nothing is stored if it says no.
-            try:
-                account = await verification.verify(
-                    provider,
-                    provider_options,
-                    settings=runtime.settings,
-                    http=runtime.provider_http,
-                )
-            except verification.VerificationFailed as exc:
-                raise CommandError(str(exc)) from None
-        async with unit_of_work(runtime.sessions) as session:
-            channel = await channels.connect(
-                session,
-                runtime,
-                organization_id=org_id,
-                provider=provider,
-                name=name,
-                handle=account.handle if account is not None else handle,
-                simulated=simulated,
-                credentials=account.credentials if account is not None else None,
-                configured=configured,
-            )
-            changes: dict[str, Any] = {
-                "provider": provider,
-                "name": name,
-                "handle": channel.handle,
-                "simulated": simulated,
-            }
-            if account is not None:
-                # What was verified, never the secrets themselves.
-                changes["verified"] = True
-                changes["options"] = [option for option, present in given.items() if present]
-                if instance is not None:
-                    changes["instance"] = account.credentials.get("baseUrl")
-                if service is not None:
-                    changes["service"] = service
-            await _record(session, org_id, "cli.channels.connect", "channel", channel.id, changes)
-            return channel.id
-
-    channel_id = _run(work)
+    request = ConnectRequest(
+        provider=provider,
+        name=name,
+        handle=handle,
+        simulated=simulated,
+        app_password=SecretOption(app_password, app_password_env),
+        service=service,
+        instance=instance,
+        access_token=SecretOption(access_token, access_token_env),
+        refresh_token=SecretOption(refresh_token, refresh_token_env),
+    )
+    channel_id = _run(
+        lambda runtime: connect_from_command_line(runtime, _uuid(org, "--org"), request)
+    )
     _emit(as_json, {"id": str(channel_id)}, f"channel {channel_id}")
 
 
 @analytics_app.command("import")
 def analytics_import(
-    org: Annotated[str, typer.Option("--org", help="Organization id.")],
+    org: OrgOption,
     file: Annotated[
         str | None,
         typer.Argument(help="JSON lines, one published post each ('-' reads stdin)."),
@@ -444,124 +362,47 @@ def analytics_import(
     as_json: JsonFlag = False,
 ) -> None:
     """Import published history with its metrics; all lines or none."""
-    from pressroom.analytics import demo as analytics_demo
-    from pressroom.analytics import importer
+    from pressroom.analytics.demo import create_demo_history
+    from pressroom.analytics.importer import import_history
 
     if (file is None) == (not demo):
         _fail("give either FILE or --demo")
 
-    async def work(runtime: Runtime) -> int:
+    async def work(session: AsyncSession, runtime: Runtime) -> tuple[int, Change]:
         org_id = _uuid(org, "--org")
-        async with unit_of_work(runtime.sessions) as session:
-            if await session.get(Organization, org_id) is None:
-                raise CommandError("no such organization")
-            if demo:
-                imported = await analytics_demo.create_demo_history(session, runtime, org_id)
-            else:
-                assert file is not None
-                try:
-                    if file == "-":
-                        imported = await importer.import_history(session, org_id, sys.stdin)
-                    else:
-                        with open(file, encoding="utf-8") as lines:  # noqa: ASYNC230
-                            imported = await importer.import_history(session, org_id, lines)
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise CommandError(f"cannot read {file}: {exc}") from None
-            await _record(
-                session,
-                org_id,
-                "cli.analytics.import",
-                "organization",
-                org_id,
-                {"imported": imported, "source": "demo" if demo else "file"},
-            )
-            return imported
+        await tenant.require_organization(session, org_id)
+        if file is None:
+            imported = await create_demo_history(session, runtime, org_id)
+        else:
+            with _lines_of(file) as lines:
+                imported = await import_history(session, org_id, lines)
+        details = {"imported": imported, "source": "demo" if demo else "file"}
+        return imported, Change(org_id, "organization", org_id, details)
 
-    imported = _run(work)
+    imported = _run_recorded("cli.analytics.import", work)
     _emit(as_json, {"imported": imported}, f"imported {imported} published posts")
 
 
-DEMO_EMAIL = "owner@demo.pressroom.example"
+@contextmanager
+def _lines_of(file: str) -> Iterator[TextIO]:
+    """FILE opened for reading ('-': stdin); a file that cannot be read fails the command."""
+    try:
+        if file == "-":
+            yield sys.stdin
+        else:
+            with open(file, encoding="utf-8") as lines:
+                yield lines
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"cannot read {file}: {exc}") from None
 
 
 async def create_demo(runtime: Runtime) -> dict[str, str]:
     """The demo organization (made once), its owner, and a fresh all-scope key."""
-    from sqlalchemy import select
+    from pressroom.analytics.demo_organization import create_demo as set_up_demo
 
     async with unit_of_work(runtime.sessions) as session:
-        owner = await session.scalar(select(Member).where(Member.email == DEMO_EMAIL))
-        if owner is None:
-            organization = await tenant.create_organization(session, "Demo organization")
-            owner = await tenant.add_member(session, organization.id, DEMO_EMAIL, "owner")
-            await _record(
-                session,
-                organization.id,
-                "cli.demo.create",
-                "organization",
-                organization.id,
-                {"name": organization.name},
-            )
-        for hook in DEMO_HOOKS:
-            await hook(session, runtime, owner.organization_id)
-        issued = await auth.issue_key(
-            session,
-            organization_id=owner.organization_id,
-            member_id=owner.id,
-            scopes=list(SCOPES),
-            name="demo owner key",
-        )
-        await _record(
-            session,
-            owner.organization_id,
-            "cli.keys.create",
-            "apiKey",
-            issued.id,
-            {"name": "demo owner key", "scopes": list(SCOPES)},
-        )
-    return {"organizationId": str(owner.organization_id), "key": issued.key}
-
-
-# Domains add demo content (sandbox channels, analytics history) here.
-DEMO_HOOKS: list[Callable[[Any, Runtime, uuid.UUID], Awaitable[None]]] = []
-
-
-async def _demo_channels(session: Any, runtime: Runtime, organization_id: uuid.UUID) -> None:
-    """A sandbox channel and a simulated Bluesky channel, so the demo can publish at once."""
-    from pressroom.channels import service as channels
-
-    made = await channels.connect_demo_channels(session, runtime, organization_id=organization_id)
-    for channel in made:
-        await _record(
-            session,
-            organization_id,
-            "cli.channels.connect",
-            "channel",
-            channel.id,
-            {"provider": channel.provider, "name": channel.name, "simulated": channel.simulated},
-        )
-
-
-DEMO_HOOKS.insert(0, _demo_channels)
-
-
-async def _demo_analytics(session: Any, runtime: Runtime, organization_id: uuid.UUID) -> None:
-    """About 90 days of published history on the demo channels, for the analytics charts."""
-    from pressroom.analytics.demo import create_demo_history
-
-    imported = await create_demo_history(session, runtime, organization_id)
-    if imported:
-        await _record(
-            session,
-            organization_id,
-            "cli.analytics.import",
-            "organization",
-            organization_id,
-            {"imported": imported, "source": "demo"},
-        )
-
-
-# After the channels: the history goes on the demo's sandbox channels.
-DEMO_HOOKS.append(_demo_analytics)
+        demo = await set_up_demo(session, runtime)
+    return {"organizationId": str(demo.organization_id), "key": demo.key}
 
 
 @app.command()
@@ -580,22 +421,11 @@ def serve(
     settings = Settings()
     configure_logging(settings.log_level)
     migrate(settings.effective_database_url)
-    runtime = Runtime.build(settings)
+    runtime = _runtime(settings)
     if demo:
-        created = asyncio.run(_with_fresh_runtime(settings, create_demo))
-        base = f"http://{host}:{port}"
-        _emit(
-            as_json,
-            {**created, "baseUrl": base},
-            "Pressroom demo is ready.\n"
-            f"  Organization: {created['organizationId']}\n"
-            f"  Owner API key (all scopes, shown once): {created['key']}\n"
-            f"  Try: curl -H 'Authorization: Bearer {created['key']}' {base}/api/v1/tenant\n"
-            f"  Channels (the Sandbox one publishes at once): curl -H 'Authorization: Bearer "
-            f"{created['key']}' {base}/api/v1/channels\n"
-            f"  Docs: {base}/docs",
-        )
-        sys.stdout.flush()
+        # Its own runtime: this one's connections belong to the server's event loop.
+        created = asyncio.run(_with_runtime(settings, create_demo))
+        _emit_demo(as_json, created, f"http://{host}:{port}")
     application = create_app(settings, runtime=runtime, run_workers=not no_workers)
     config = uvicorn.Config(
         application,
@@ -609,14 +439,20 @@ def serve(
     uvicorn.Server(config).run()
 
 
-async def _with_fresh_runtime(
-    settings: Settings, work: Callable[[Runtime], Coroutine[Any, Any, T]]
-) -> T:
-    runtime = Runtime.build(settings)
-    try:
-        return await work(runtime)
-    finally:
-        await runtime.close()
+def _emit_demo(as_json: bool, created: dict[str, str], base: str) -> None:
+    key = created["key"]
+    _emit(
+        as_json,
+        {**created, "baseUrl": base},
+        "Pressroom demo is ready.\n"
+        f"  Organization: {created['organizationId']}\n"
+        f"  Owner API key (all scopes, shown once): {key}\n"
+        f"  Try: curl -H 'Authorization: Bearer {key}' {base}/api/v1/tenant\n"
+        f"  Channels (the Sandbox one publishes at once): curl -H 'Authorization: Bearer "
+        f"{key}' {base}/api/v1/channels\n"
+        f"  Docs: {base}/docs",
+    )
+    sys.stdout.flush()
 
 
 @app.command()
@@ -628,14 +464,10 @@ def worker(as_json: JsonFlag = False) -> None:
     settings = Settings()
     configure_logging(settings.log_level)
 
-    async def main() -> None:
-        runtime = Runtime.build(settings)
-        try:
-            await WorkerRunner(runtime, default_loops()).run_until_signalled()
-        finally:
-            await runtime.close()
+    async def run(runtime: Runtime) -> None:
+        await WorkerRunner(runtime, default_loops()).run_until_signalled()
 
-    asyncio.run(main())
+    asyncio.run(_with_runtime(settings, run))
     _emit(as_json, {"stopped": True}, "workers stopped")
 
 

@@ -132,6 +132,28 @@ async def append(
     return entry
 
 
+async def append_command_line(
+    session: AsyncSession,
+    organization_id: uuid.UUID,
+    operation_id: str,
+    resource_type: str,
+    resource_id: object,
+    changes: dict[str, Any],
+) -> AuditEntry:
+    """Append the entry of a change made on the command line: no member or credential acted,
+    and no HTTP status answered (outcome 0)."""
+    return await append(
+        session,
+        organization_id=organization_id,
+        actor=CLI_ACTOR,
+        operation_id=operation_id,
+        outcome_status=0,
+        resource_type=resource_type,
+        resource_id=str(resource_id),
+        changes=changes,
+    )
+
+
 @dataclass
 class VerifyResult:
     entries: int

@@ -1,4 +1,5 @@
-"""Creating organizations and adding members (bootstrap is the command line's job)."""
+"""Creating organizations and adding members (bootstrap is the command line's job), and finding
+them."""
 
 from __future__ import annotations
 
@@ -31,8 +32,7 @@ async def add_member(
         raise ValueError(f"{email!r} is not an email address")
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
-    if await session.get(Organization, organization_id) is None:
-        raise LookupError("no such organization")
+    await require_organization(session, organization_id)
     existing = await session.scalar(
         select(Member).where(Member.organization_id == organization_id, Member.email == email)
     )
@@ -42,3 +42,16 @@ async def add_member(
     session.add(member)
     await session.flush()
     return member
+
+
+async def require_organization(session: AsyncSession, organization_id: uuid.UUID) -> Organization:
+    """The organization; LookupError if none has this id."""
+    organization = await session.get(Organization, organization_id)
+    if organization is None:
+        raise LookupError("no such organization")
+    return organization
+
+
+async def member_with_email(session: AsyncSession, email: str) -> Member | None:
+    """A member with this address, in whichever organization (the first found)."""
+    return await session.scalar(select(Member).where(Member.email == email.strip().lower()))
