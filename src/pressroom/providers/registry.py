@@ -32,6 +32,7 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
+from pressroom.providers.connection import OAuthConnector, missing_app_settings
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.http import MediaReader, PublicMediaUrl
@@ -112,6 +113,10 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
 NEEDS_CONFIGURATION: dict[str, Callable[[Settings], bool]] = {
     "x": lambda settings: settings.x_client_id is not None,
 }
+# provider id -> how its accounts connect through OAuth (its package's oauth.py). Each of these
+# needs the deployment's app: it is configured exactly when PRESSROOM_{PROVIDER}_CLIENT_ID and
+# _CLIENT_SECRET are both set (contract section 13).
+CONNECTORS: dict[str, OAuthConnector] = {}
 
 
 def configured_providers(settings: Settings | None = None) -> frozenset[str]:
@@ -120,6 +125,10 @@ def configured_providers(settings: Settings | None = None) -> frozenset[str]:
     deployment configuration, if it needs any, is present in `settings`."""
     configured = set(ALWAYS_CONFIGURED)
     for provider in REAL_ADAPTERS:
+        if provider in CONNECTORS:
+            if settings is not None and not missing_app_settings(settings, provider):
+                configured.add(provider)
+            continue
         needs = NEEDS_CONFIGURATION.get(provider)
         if needs is None or (settings is not None and needs(settings)):
             configured.add(provider)
