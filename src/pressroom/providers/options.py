@@ -1,4 +1,5 @@
-"""Target options the real adapters share: a thread's follow-up texts and media alt texts.
+"""Target options the real adapters share: a thread's follow-up texts, a first comment and
+media alt texts.
 
 - `options.thread`: a list of texts, posted in order as a reply chain under the main post.
 - `options.altTexts`: alternative text for the target's media, either a list in media order
@@ -24,6 +25,16 @@ def thread_texts(options: dict[str, Any]) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
         raise ProviderError("invalid_request", "options.thread must be a list of non-empty texts.")
     return list(value)
+
+
+def first_comment(options: dict[str, Any]) -> str | None:
+    """`options.firstComment`: the comment to post under the published post, or None."""
+    value = options.get("firstComment")
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ProviderError("invalid_request", "options.firstComment must be a non-empty text.")
+    return value
 
 
 def alt_texts(options: dict[str, Any], media: Sequence[MediaItem]) -> list[str | None]:

@@ -96,6 +96,19 @@ def thread_option() -> OptionRule:
     )
 
 
+def first_comment_option(max_length: int, unit: TextUnit) -> OptionRule:
+    """A comment the account posts under its own post right after publishing it (on networks
+    that allow it; declared with the `first_comment` capability)."""
+    return OptionRule(
+        name="firstComment",
+        type="string",
+        max_length=max_length,
+        unit=unit,
+        description="A comment posted by the same account under the post once it is published "
+        "(links in it are not counted against the post).",
+    )
+
+
 def alt_texts_option(max_length: int, unit: TextUnit) -> OptionRule:
     return OptionRule(
         name="altTexts",
