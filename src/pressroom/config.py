@@ -44,6 +44,12 @@ class Settings(BaseSettings):
     media_max_gif_bytes: ByteSize = Field(default=ByteSize(15 * 2**20), gt=0)
     media_max_video_bytes: ByteSize = Field(default=ByteSize(2**30), gt=0)
     media_max_request_bytes: ByteSize = Field(default=ByteSize(2 * 2**30), gt=0)
+    # What inspecting one uploaded file may cost (README "Media"): frames x canvas pixels
+    # decoded (X's own ceiling for animated GIFs), wall-clock seconds, and how many files one
+    # process decodes at once (each may hold ~400 MB while it does).
+    media_max_decode_pixels: int = Field(default=300_000_000, ge=1)
+    media_decode_timeout_seconds: float = Field(default=30.0, gt=0)
+    media_decode_concurrency: int = Field(default=2, ge=1, le=64)
     idempotency_retention_seconds: int = 86400
     log_level: str = "INFO"
     # FastAPI's native OpenTelemetry spans and metrics (off unless asked for).

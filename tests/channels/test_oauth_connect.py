@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import logging
+import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
@@ -559,6 +560,32 @@ async def test_an_instance_that_is_not_mastodon_is_400_on_instance(
     assert response.status_code == 400
     [error] = response.json()["errors"]
     assert (error["field"], error["code"]) == ("instance", "unreachable")
+
+
+async def test_an_instance_resolving_to_an_internal_address_is_400_without_the_address(
+    client: httpx.AsyncClient,
+    tenant: Tenant,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="pressroom.kit.outbound.destination")
+
+    async def getaddrinfo(host: str, port: int, **kwargs: object) -> list[tuple[Any, ...]]:
+        # The server's resolver knows an internal name the caller is probing for.
+        assert host == "vm"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", getaddrinfo)
+
+    response = await start(client, tenant, "mastodon", {"name": "F", "instance": "https://vm"})
+
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert (error["field"], error["code"]) == ("instance", "unreachable")
+    assert "vm is not a public destination" in error["message"]
+    assert "127.0.0.1" not in response.text
+    # The operator's log keeps what the name resolved to.
+    assert any(record.__dict__.get("address") == "127.0.0.1" for record in caplog.records)
 
 
 # --- secrets and the callback's access -----------------------------------------------------------

@@ -216,6 +216,34 @@ def write_png_bomb(path: Path, width: int, height: int) -> Path:
     return path
 
 
+def write_gif_bomb(path: Path, size: tuple[int, int], frames: int) -> Path:
+    """An animated GIF of `frames` full-canvas frames of one colour each: Pillow's LZW packs
+    100 megapixels in ~75 KB. Holds one frame in memory while writing (~100 MB at that size)."""
+    palette = [0, 0, 0, 255, 255, 255] + [0] * (256 * 3 - 6)
+    images = []
+    for index in range(frames):
+        image = Image.new("P", size, index % 2)  # frames differ, or Pillow would merge them
+        image.putpalette(palette)
+        images.append(image)
+    images[0].save(path, save_all=True, append_images=images[1:], duration=100, loop=0)
+    return path
+
+
+def tiny_canvas_gif(canvas: tuple[int, int], frames: int) -> bytes:
+    """A GIF of `frames` 1x1 frames on a canvas of any size, written by hand: a few bytes per
+    frame (GIF89a spec: logical screen, graphic control extension, image descriptor, LZW data)."""
+    width, height = canvas
+    out = bytearray(b"GIF89a" + struct.pack("<HHBBB", width, height, 0x80, 0, 0))
+    out += b"\x00\x00\x00\xff\xff\xff"  # a global palette of two colours
+    out += b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"  # loop forever
+    for index in range(frames):
+        out += b"\x21\xf9\x04\x00\x0a\x00\x00\x00"  # 100 ms, no transparency
+        out += b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0)
+        # LZW, minimum code size 2, 3-bit codes: clear (4), the pixel (0 or 1), end (5).
+        out += b"\x02\x02" + (b"\x44\x01" if index % 2 == 0 else b"\x4c\x01") + b"\x00"
+    return bytes(out + b"\x3b")
+
+
 # -- multipart ------------------------------------------------------------------------------------
 
 BOUNDARY = "pressroom-test-boundary-7MA4YWxkTrZu0gW"

@@ -181,6 +181,73 @@ async def test_content_names_the_file_for_downloads(
     )
 
 
+async def test_content_of_png_bytes_named_html_is_served_as_a_png(
+    client: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    [item] = await upload_files(
+        client, tenant, [FormPart(factories.png_bytes(), "x.html", "text/html")]
+    )
+
+    response = await client.get(f"{MEDIA}/{item['id']}/content", headers=tenant.headers)
+
+    assert item["filename"] == "x.html"  # the client's name is kept as sent...
+    # ...but the download is named, typed and marked after what the bytes are.
+    assert response.headers["content-disposition"] == (
+        "inline; filename=\"x.png\"; filename*=UTF-8''x.png"
+    )
+    assert response.headers["content-type"] == "image/png"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_content_disposition_of_a_name_with_quotes_and_unicode_is_safe(
+    client: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    sent = 'quote\\"d résumé%41.html'  # escaped as a quoted-string in the part header
+    [item] = await upload_files(client, tenant, [FormPart(factories.png_bytes(), sent)])
+
+    response = await client.get(f"{MEDIA}/{item['id']}/content", headers=tenant.headers)
+
+    assert item["filename"] == 'quote"d résumé%41.html'
+    assert response.headers["content-disposition"] == (
+        'inline; filename="quote\'d r_sum__41.png"; '
+        "filename*=UTF-8''quote%22d%20r%C3%A9sum%C3%A9%2541.png"
+    )
+
+
+@pytest.mark.parametrize(
+    "filename",
+    ['a\r\nSet-Cookie: x=1".png', "evil\"; filename*=UTF-8''x.html", "tab\there\\.png"],
+)
+def test_content_disposition_never_breaks_out_of_its_header_value(filename: str) -> None:
+    from pressroom.media.routes import content_disposition
+
+    value = content_disposition(filename)
+
+    fallback, _, encoded = value.removeprefix('inline; filename="').partition('"; filename*=')
+    assert all(" " <= char <= "~" for char in value)
+    assert not any(char in fallback for char in '"\\%')
+    assert encoded.startswith("UTF-8''") and ";" not in encoded and " " not in encoded
+
+
+@pytest.mark.parametrize(
+    ("filename", "mime_type", "served"),
+    [
+        ("x.html", "image/png", "x.png"),
+        ("photo.JPEG", "image/jpeg", "photo.JPEG"),
+        ("photo.jpg", "image/jpeg", "photo.jpg"),
+        ("photo.png", "image/jpeg", "photo.jpg"),
+        ("clip", "video/mp4", "clip.mp4"),
+        ("x.png.html", "image/png", "x.png.png"),
+        ("movie.qt", "video/quicktime", "movie.qt"),
+        ("upload", "image/gif", "upload.gif"),
+    ],
+)
+def test_served_file_name_keeps_the_stem_and_takes_the_proven_extension(
+    filename: str, mime_type: str, served: str
+) -> None:
+    assert service.served_filename(filename, mime_type) == served
+
+
 @pytest.mark.parametrize("given", ["{etag}", "W/{etag}", '"other", {etag}', "*"])
 async def test_content_with_matching_if_none_match_is_304(
     client: httpx.AsyncClient, tenant: Tenant, given: str

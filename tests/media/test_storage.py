@@ -4,6 +4,7 @@ import errno
 import hashlib
 import os
 from contextlib import aclosing
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,26 @@ async def test_local_round_trip_moves_the_staged_file(tmp_path: Path) -> None:
     await storage.delete("org_1/med_1.mp4")
 
     assert not await storage.exists("org_1/med_1.mp4")
+
+
+async def test_local_listing_dates_each_object_from_when_it_was_stored(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "media")
+    source = staged_file(tmp_path / "staging", b"bytes that arrived long ago")
+    os.utime(source, (1_000_000_000, 1_000_000_000))  # 2001
+    before = datetime.now(UTC) - timedelta(seconds=5)
+
+    await storage.put_file("org_1/med_1.png", source)
+    await storage.put_file("org_1/nested/med_2.png", staged_file(tmp_path / "staging", b"x"))
+
+    listed = {item.key: item.modified_at async for item in storage.list_objects()}
+    assert set(listed) == {"org_1/med_1.png", "org_1/nested/med_2.png"}
+    assert listed["org_1/med_1.png"] >= before  # the sweeper must not take it for an old orphan
+
+
+async def test_listing_a_store_that_does_not_exist_yet_is_empty(tmp_path: Path) -> None:
+    storage = LocalStorage(tmp_path / "never-written")
+
+    assert [item async for item in storage.list_objects()] == []
 
 
 async def test_local_put_replaces_an_existing_key(tmp_path: Path) -> None:

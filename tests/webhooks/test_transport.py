@@ -139,7 +139,7 @@ async def test_name_resolving_to_loopback_is_blocked_before_connecting(
     receiver: WebhookReceiver,
 ) -> None:
     async with client_for(receiver, overrides={}) as client:
-        with pytest.raises(DestinationBlocked, match=r"127\.0\.0\.1"):
+        with pytest.raises(DestinationBlocked, match="localhost is not a public destination"):
             await client.post(f"https://localhost:{receiver.port}/hook", content=b"{}")
     assert receiver.accepted_connections == 0
 
@@ -215,8 +215,9 @@ async def test_name_with_one_private_answer_is_blocked(
 ) -> None:
     fake_dns(monkeypatch, {"mixed.example.com": ["93.184.215.14", "10.0.0.7"]})
     async with client_for(receiver, overrides={}) as client:
-        with pytest.raises(DestinationBlocked, match=r"10\.0\.0\.7, a private address"):
+        with pytest.raises(DestinationBlocked, match="resolves to a private address") as caught:
             await client.vet_destination("https://mixed.example.com/hook")
+        assert "10.0.0.7" not in caught.value.reason
         assert client.network_backend.vetted_address("mixed.example.com", 443) is None
 
 

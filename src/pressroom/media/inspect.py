@@ -4,16 +4,24 @@ A file whose first bytes look right can still be truncated, corrupt or hostile (
 bomb). The networks decode what we forward, so we decode it first: Pillow for images, FFmpeg through
 PyAV for video. Anything that does not decode is `UnprocessableMedia` (422 `unprocessable_media`).
 
-Decoding is blocking and CPU-bound: async code calls `inspect_file_async`, which runs it in a worker
-thread.
+Decoding is bounded before it starts. Dimensions and frame counts are read from headers and frame
+structure, without decoding pixels; a file whose decoding would cost more than the budget
+(`DecodeLimits`: frames x canvas pixels, a deadline) is refused as it stands. Decoding itself is
+blocking and CPU-bound: async code calls `inspect_file_async`, which runs it in a worker thread,
+no more than `DecodeLimits.concurrency` files at a time per process, so simultaneous uploads
+cannot add up to gigabytes.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+import weakref
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+import anyio
 import anyio.to_thread
 import av
 import av.error
@@ -31,10 +39,24 @@ MAX_PIXELS = 100_000_000
 # Aligning it with the contract keeps legitimate 90-100 MP images from tripping a spurious warning;
 # our explicit check below rejects everything above MAX_PIXELS before any pixel is decoded.
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
-# Animated images are decoded frame by frame to catch truncation anywhere; a small file can still
-# declare thousands of full-canvas frames, so the total decoded area is capped too (ten 100 MP
-# frames, or ~3,000 frames of 640x480).
-MAX_ANIMATION_PIXELS = 10 * MAX_PIXELS
+# Animated images are decoded frame by frame to catch truncation anywhere, and Pillow composites
+# every frame after the first onto a full-colour copy of the canvas, holding three or so canvases at
+# 4 bytes a pixel: 12 bytes per canvas pixel, against at most 4 for a still image. A quarter of the
+# still limit keeps an animation (~300 MB) within what the largest still image costs (~400 MB);
+# no network takes animations anywhere near this big (X: 1280x1080).
+MAX_ANIMATION_CANVAS_PIXELS = MAX_PIXELS // 4
+# Each frame costs a fixed ~35 us of bookkeeping however small it is; a 15 MiB GIF of 1x1 frames
+# could hold 700,000 of them. X takes at most 350.
+MAX_FRAMES = 10_000
+# The default decoding budget of one file, frames x canvas pixels. X's own ceiling for animated
+# GIFs is 300 million (docs.x.com/x-api/media/quickstart/best-practices: "width * height *
+# num_frames"), so whatever X accepts decodes here; it costs about 3 s of one core.
+DEFAULT_MAX_DECODE_PIXELS = 300_000_000
+DEFAULT_DECODE_TIMEOUT_SECONDS = 30.0
+DEFAULT_DECODE_CONCURRENCY = 2
+# A JPEG proves it decodes at an eighth of its size just as well: libjpeg reads every scan, but
+# the pixels it produces (and holds) are 64 times fewer.
+_JPEG_SCALE = 8
 
 _PILLOW_FORMATS = {
     "image/jpeg": "JPEG",
@@ -50,12 +72,46 @@ _ANIMATED_FORMATS = frozenset({"GIF", "WEBP", "PNG"})
 _DEMUXERS = {"video/mp4": "mov", "video/quicktime": "mov", "video/webm": "matroska"}
 
 
-class UnprocessableMedia(Exception):
-    """The file has an accepted type but does not decode; `reason` is safe to show the client."""
+# Field error codes of UnprocessableMedia.
+UNDECODABLE = "undecodable"
+OVER_DECODING_LIMIT = "decoding_limit"
 
-    def __init__(self, reason: str) -> None:
+
+class UnprocessableMedia(Exception):
+    """The file has an accepted type but does not decode (`code` undecodable), or decoding it would
+    cost more than allowed (`decoding_limit`); `reason` is safe to show the client."""
+
+    def __init__(self, reason: str, code: str = UNDECODABLE) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.code = code
+
+
+def _over_limit(reason: str) -> UnprocessableMedia:
+    return UnprocessableMedia(reason, OVER_DECODING_LIMIT)
+
+
+@dataclass(frozen=True)
+class DecodeLimits:
+    """What decoding may cost: `max_pixels` per file (frames x canvas width x height), wall-clock
+    `timeout_seconds` per file, and files decoded at once per process (`concurrency`)."""
+
+    max_pixels: int = DEFAULT_MAX_DECODE_PIXELS
+    timeout_seconds: float = DEFAULT_DECODE_TIMEOUT_SECONDS
+    concurrency: int = DEFAULT_DECODE_CONCURRENCY
+
+
+class _Deadline:
+    """Checked between frames and packets: a decoder call cannot be interrupted, but each one is
+    bounded by the pixel limits, so the overrun is too."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.at:
+            raise _over_limit(f"decoding took longer than the {self.seconds:g} s limit")
 
 
 @dataclass(frozen=True)
@@ -74,27 +130,72 @@ class MediaInfo:
     frame_count: int | None
 
 
-def inspect_file(path: Path, sniffed: Sniffed) -> MediaInfo:
-    """Decode `path` as the type its bytes were sniffed as; raise UnprocessableMedia if it fails."""
+def inspect_file(path: Path, sniffed: Sniffed, limits: DecodeLimits | None = None) -> MediaInfo:
+    """Decode `path` as the type its bytes were sniffed as; raise UnprocessableMedia if it fails
+    or would cost more than `limits` (default: `DecodeLimits()`)."""
+    limits = limits or DecodeLimits()
     if path.stat().st_size == 0:
         raise UnprocessableMedia("the file is empty")
+    deadline = _Deadline(limits.timeout_seconds)
     if sniffed.kind == "video":
-        return _inspect_video(path, sniffed)
-    return _inspect_image(path, sniffed)
+        return _inspect_video(path, sniffed, deadline)
+    return _inspect_image(path, sniffed, limits, deadline)
 
 
-async def inspect_file_async(path: Path, sniffed: Sniffed) -> MediaInfo:
-    """`inspect_file` in a worker thread, so decoding never blocks the event loop."""
-    return await anyio.to_thread.run_sync(inspect_file, path, sniffed)
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _decoding_limiter(concurrency: int) -> anyio.CapacityLimiter:
+    # One per event loop (anyio's limiter binds to the loop that first waits on it), which in a
+    # server process is one per process.
+    loop = asyncio.get_running_loop()
+    limiter = _limiters.get(loop)
+    if limiter is None:
+        limiter = _limiters[loop] = anyio.CapacityLimiter(concurrency)
+    elif limiter.total_tokens != concurrency:
+        limiter.total_tokens = concurrency
+    return limiter
+
+
+async def inspect_file_async(
+    path: Path, sniffed: Sniffed, limits: DecodeLimits | None = None
+) -> MediaInfo:
+    """`inspect_file` in a worker thread, so decoding never blocks the event loop, and at most
+    `limits.concurrency` of them at once in this process (the others wait their turn)."""
+    limits = limits or DecodeLimits()
+    return await anyio.to_thread.run_sync(
+        inspect_file, path, sniffed, limits, limiter=_decoding_limiter(limits.concurrency)
+    )
 
 
 def _check_pixels(width: int, height: int) -> None:
     if width <= 0 or height <= 0:
         raise UnprocessableMedia(f"invalid dimensions {width}x{height}")
     if width * height > MAX_PIXELS:
-        raise UnprocessableMedia(
+        raise _over_limit(
             f"{width}x{height} is {width * height:,} pixels, more than the "
             f"{MAX_PIXELS // 1_000_000} megapixel limit (decompression bomb)"
+        )
+
+
+def _check_decoding_cost(width: int, height: int, frames: int, limits: DecodeLimits) -> None:
+    """Refuse, before any pixel is decoded, a file whose frames would cost too much."""
+    if frames > MAX_FRAMES:
+        raise _over_limit(f"its {frames:,} frames are more than the limit of {MAX_FRAMES:,}")
+    total = frames * width * height
+    if total > limits.max_pixels:
+        what = f"{frames} frames of {width}x{height} are" if frames > 1 else f"{width}x{height} is"
+        raise _over_limit(
+            f"{what} {total:,} pixels to decode, more than the decoding budget of "
+            f"{limits.max_pixels:,} pixels per file (decompression bomb)"
+        )
+    if frames > 1 and width * height > MAX_ANIMATION_CANVAS_PIXELS:
+        raise _over_limit(
+            f"an animation of {width}x{height} ({width * height:,} pixels a frame) is over the "
+            f"{MAX_ANIMATION_CANVAS_PIXELS // 1_000_000} megapixel limit for animated images "
+            "(decompression bomb)"
         )
 
 
@@ -104,41 +205,22 @@ def _clean_message(exc: BaseException, path: Path) -> str:
     return message
 
 
-def _inspect_image(path: Path, sniffed: Sniffed) -> MediaInfo:
+def _inspect_image(
+    path: Path, sniffed: Sniffed, limits: DecodeLimits, deadline: _Deadline
+) -> MediaInfo:
     pillow_format = _PILLOW_FORMATS.get(sniffed.mime_type)
     if pillow_format is None:
         raise UnprocessableMedia(f"{sniffed.mime_type} is not an image type")
-    formats = [pillow_format]
     try:
-        # First pass: header and structure only (`verify` checks PNG CRCs, for instance). Pillow
-        # cannot use the image after verify(), hence the second open below.
-        with Image.open(path, formats=formats) as image:
-            _check_pixels(*image.size)
-            image.verify()
-        # Second pass: decode every pixel of every frame, which is what catches truncation.
-        with Image.open(path, formats=formats) as image:
-            width, height = image.size
-            _check_pixels(width, height)
-            frame_count = 1
-            if pillow_format in _ANIMATED_FORMATS:
-                frame_count = int(getattr(image, "n_frames", 1))
-            animated = frame_count > 1
-            if animated and frame_count * width * height > MAX_ANIMATION_PIXELS:
-                raise UnprocessableMedia(
-                    f"{frame_count} frames of {width}x{height} exceed the decoding budget of "
-                    f"{MAX_ANIMATION_PIXELS // 1_000_000} megapixels"
-                )
-            duration_ms = 0
-            for index in range(frame_count):
-                image.seek(index)
-                image.load()
-                duration_ms += int(image.info.get("duration", 0) or 0)
+        width, height, frame_count, duration_ms = _decode_image(
+            path, pillow_format, limits, deadline
+        )
     except UnprocessableMedia:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         # Raised by Image.open itself for very large sizes (or as an error when warnings are
         # configured to raise): same verdict as our own check.
-        raise UnprocessableMedia(
+        raise _over_limit(
             f"the image is larger than the {MAX_PIXELS // 1_000_000} megapixel limit "
             "(decompression bomb)"
         ) from exc
@@ -148,6 +230,7 @@ def _inspect_image(path: Path, sniffed: Sniffed) -> MediaInfo:
         raise UnprocessableMedia(
             f"the {pillow_format} data does not decode: {_clean_message(exc, path)}"
         ) from exc
+    animated = frame_count > 1
     return MediaInfo(
         kind=sniffed.kind,
         mime_type=sniffed.mime_type,
@@ -160,6 +243,37 @@ def _inspect_image(path: Path, sniffed: Sniffed) -> MediaInfo:
         animated=animated,
         frame_count=frame_count,
     )
+
+
+def _decode_image(
+    path: Path, pillow_format: str, limits: DecodeLimits, deadline: _Deadline
+) -> tuple[int, int, int, int]:
+    """Width, height, frames and total frame time (ms) of an image whose every frame decodes."""
+    formats = [pillow_format]
+    # First pass: header and structure only (`verify` checks PNG CRCs, for instance). Pillow
+    # cannot use the image after verify(), hence the second open below.
+    with Image.open(path, formats=formats) as image:
+        _check_pixels(*image.size)
+        image.verify()
+    with Image.open(path, formats=formats) as image:
+        width, height = image.size
+        _check_pixels(width, height)
+        frame_count = 1
+        if pillow_format in _ANIMATED_FORMATS:
+            # Without decoding pixels: GIF walks its blocks skipping the image data, WebP's
+            # demuxer and APNG's header declare the count.
+            frame_count = int(getattr(image, "n_frames", 1))
+        _check_decoding_cost(width, height, frame_count, limits)
+        if pillow_format == "JPEG":
+            image.draft(image.mode, (-(-width // _JPEG_SCALE), -(-height // _JPEG_SCALE)))
+        # Decode every pixel of every frame, which is what catches truncation.
+        duration_ms = 0
+        for index in range(frame_count):
+            deadline.check()
+            image.seek(index)
+            image.load()
+            duration_ms += int(image.info.get("duration", 0) or 0)
+    return width, height, frame_count, duration_ms
 
 
 def _rate(value: Fraction | None) -> float | None:
@@ -179,6 +293,7 @@ def _read_through(
     video: VideoStream,
     codec: VideoCodecContext,
     duration: float | None,
+    deadline: _Deadline,
 ) -> None:
     """Demux every packet (cheap: no decoding) and decode video until the first picture.
 
@@ -191,6 +306,7 @@ def _read_through(
     video_packets = 0
     end = 0.0
     for packet in container.demux():
+        deadline.check()
         if packet.is_corrupt:
             raise UnprocessableMedia("the file is truncated or corrupt")
         stamp = packet.pts if packet.pts is not None else packet.dts
@@ -215,7 +331,7 @@ def _read_through(
         )
 
 
-def _inspect_video(path: Path, sniffed: Sniffed) -> MediaInfo:
+def _inspect_video(path: Path, sniffed: Sniffed, deadline: _Deadline) -> MediaInfo:
     demuxer = _DEMUXERS.get(sniffed.mime_type)
     if demuxer is None:
         raise UnprocessableMedia(f"{sniffed.mime_type} is not a video type")
@@ -249,7 +365,7 @@ def _inspect_video(path: Path, sniffed: Sniffed) -> MediaInfo:
             # A single decoding thread: frame threads would each have to be fed a packet before
             # the first picture comes out, multiplying the memory for no gain.
             codec.thread_count = 1
-            _read_through(container, video, codec, duration)
+            _read_through(container, video, codec, duration, deadline)
             return MediaInfo(
                 kind=sniffed.kind,
                 mime_type=sniffed.mime_type,

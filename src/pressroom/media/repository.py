@@ -23,3 +23,15 @@ async def get_assets(
         )
     )
     return {row.id: row for row in rows}
+
+
+async def storage_keys(
+    session: AsyncSession, asset_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, str]:
+    """The storage key of each of `asset_ids` that has a row (any organization)."""
+    if not asset_ids:
+        return {}
+    rows = await session.execute(
+        select(MediaAsset.id, MediaAsset.storage_key).where(MediaAsset.id.in_(list(set(asset_ids))))
+    )
+    return {asset_id: key for asset_id, key in rows}

@@ -103,9 +103,14 @@ A declared `Content-Length` over the request limit is refused before any byte is
 
 The type is recognised from the bytes, never from the declared Content-Type or file name:
 {_ACCEPTED}. Anything else is **415** `unsupported_media_type`, as is a request that is not
-`multipart/form-data`. Every file is then decoded: an empty, truncated or corrupt file, an
-image (or video frame) over 100 megapixels, or a video without a video stream is **422**
-`unprocessable_media`. Zero files, more than 10, or any other form field is **400**.
+`multipart/form-data`. Every file is then decoded: an empty, truncated or corrupt file, or a
+video without a video stream is **422** `unprocessable_media` (field error code
+`undecodable`). Decoding is bounded and judged from headers and frame structure before any
+pixel is decoded: an image (or video frame) over 100 megapixels, an animation whose canvas is
+over 25 megapixels or with more than 10,000 frames, frames x canvas pixels over the decoding
+budget (default 300 million), or decoding that takes longer than its time limit (default 30 s)
+is **422** `unprocessable_media` with field error code `decoding_limit` and a reason naming the
+limit. Zero files, more than 10, or any other form field is **400**.
 
 All or nothing: if one file is refused, nothing is stored. Errors about a file name it in
 `detail` and in `errors[0].field` as `files[i]` (0-based part index).
@@ -242,7 +247,9 @@ _CONTENT_RESPONSES: dict[int | str, dict[str, Any]] = {
             },
             "Content-Length": {"schema": {"type": "integer"}},
             "Content-Disposition": {
-                "description": "`inline` with the asset's `filename`.",
+                "description": "`inline` with the asset's `filename`, its extension replaced by "
+                "that of `mimeType` when it names another type (`x.html` holding a PNG is served "
+                "as `x.png`); an ASCII `filename` and the exact UTF-8 `filename*` (RFC 6266).",
                 "schema": {"type": "string"},
             },
         },
@@ -262,9 +269,19 @@ def _matches(if_none_match: str, etag: str) -> bool:
     return any(tag == "*" or tag.removeprefix("W/") == etag for tag in candidates)
 
 
-def _disposition(filename: str) -> str:
-    # RFC 6266: an ASCII fallback, and the exact name in RFC 5987 encoding.
-    fallback = filename.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
+def _fallback_char(char: str) -> str:
+    if char == '"':
+        return "'"
+    if " " <= char <= "~" and char not in "\\%":
+        return char
+    return "_"
+
+
+def content_disposition(filename: str) -> str:
+    """`inline` with the name, safe whatever it holds (RFC 6266): a fallback of printable ASCII
+    only, without quotes, backslashes or percent signs (some clients decode those), and the
+    exact name percent-encoded as RFC 8187 `filename*` (which also covers CR and LF)."""
+    fallback = "".join(_fallback_char(char) for char in filename)
     return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
@@ -275,10 +292,11 @@ def _disposition(filename: str) -> str:
     response_model=None,
     response_class=StreamingResponse,
     responses=_CONTENT_RESPONSES,
-    description="Scope `media:read`. Streams the asset's bytes with its `mimeType` as "
-    "Content-Type, its size as Content-Length and its SHA-256 as ETag (a matching "
-    "`If-None-Match` is 304). The bytes of an asset never change, so responses are cacheable "
-    "privately.",
+    description="Scope `media:read`. Streams the asset's bytes with its `mimeType` (the type the "
+    "bytes proved) as Content-Type and `X-Content-Type-Options: nosniff`, its size as "
+    "Content-Length, its SHA-256 as ETag (a matching `If-None-Match` is 304) and its "
+    "`filename` in Content-Disposition with the extension of `mimeType`. The bytes of an asset "
+    "never change, so responses are cacheable privately.",
 )
 async def get_media_content(
     media_id: MediaId,
@@ -315,7 +333,9 @@ async def get_media_content(
         )
         raise PressroomError("internal_error") from None
     headers["Content-Length"] = str(asset.size_bytes)
-    headers["Content-Disposition"] = _disposition(asset.filename)
+    headers["Content-Disposition"] = content_disposition(
+        service.served_filename(asset.filename, asset.mime_type)
+    )
     return StreamingResponse(_rest(first, chunks), media_type=asset.mime_type, headers=headers)
 
 

@@ -25,7 +25,8 @@ class Media(APIModel):
     )
     filename: str = Field(
         description="The client's file name, reduced to its last path segment without control "
-        "characters (at most 255 characters; `upload` when none was sent)."
+        "characters (at most 255 characters; `upload` when none was sent). Downloads are named "
+        "after it with the extension of `mimeType`."
     )
     size_bytes: int = Field(description="Exact size of the stored bytes.")
     sha256: str = Field(

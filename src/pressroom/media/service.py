@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from pressroom.config import Settings
 from pressroom.kit.errors import not_found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.media import repository
+from pressroom.media.inspect import DecodeLimits
 from pressroom.media.models import MediaAsset
 from pressroom.media.multipart import UploadLimits
 from pressroom.media.sniff import MediaKind
@@ -40,6 +42,8 @@ _EXTENSIONS = {
     "video/quicktime": ".mov",
     "video/webm": ".webm",
 }
+# Other spellings of a type's extension that a client's file name may keep when it is served.
+_ALIASES = {"image/jpeg": (".jpeg", ".jpe"), "video/quicktime": (".qt",)}
 _COLLECTION = "media"
 _KINDS: dict[str, MediaKind] = {"image": "image", "gif": "gif", "video": "video"}
 
@@ -73,8 +77,49 @@ def upload_limits(settings: Settings) -> UploadLimits:
     )
 
 
+def served_filename(filename: str, mime_type: str) -> str:
+    """The name a download is offered under: the client's name, its extension that of the type
+    the bytes proved. `x.html` holding a PNG is `x.png`: a name may not promise a browser or a
+    desktop another type than the bytes are (the stored `filename` stays as sent)."""
+    extension = _EXTENSIONS.get(mime_type, "")
+    stem, dot, current = filename.rpartition(".")
+    if not dot or not stem:
+        stem, current = filename, ""
+    if f".{current.lower()}" in (extension, *_ALIASES.get(mime_type, ())):
+        return filename
+    return f"{stem}{extension}"
+
+
+def decode_limits(settings: Settings) -> DecodeLimits:
+    return DecodeLimits(
+        max_pixels=settings.media_max_decode_pixels,
+        timeout_seconds=settings.media_decode_timeout_seconds,
+        concurrency=settings.media_decode_concurrency,
+    )
+
+
 def storage_key(organization_id: uuid.UUID, asset_id: uuid.UUID, mime_type: str) -> str:
     return f"{organization_id}/{asset_id}{_EXTENSIONS.get(mime_type, '')}"
+
+
+# What `storage_key` makes, and what LocalStorage's cross-device copy names its partial file
+# (`.<name>.partial`); nothing else in a store is ours to remove.
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_OUR_KEY = re.compile(rf"{_UUID}/(\.)?(?P<asset>{_UUID})(\.[a-z0-9]+)?(?(1)\.partial)")
+
+
+def asset_id_of_key(key: str) -> uuid.UUID | None:
+    """The asset id in a key `storage_key` made (or in its partial copy); None for any other
+    object, which the orphan sweeper leaves alone."""
+    match = _OUR_KEY.fullmatch(key)
+    return uuid.UUID(match["asset"]) if match else None
+
+
+async def stored_keys(
+    session: AsyncSession, asset_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, str]:
+    """The storage key of each asset among `asset_ids` that has a row, whatever its organization."""
+    return await repository.storage_keys(session, asset_ids)
 
 
 async def get_media(

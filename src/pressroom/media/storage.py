@@ -7,9 +7,12 @@ Every operation is async; the blocking work (file system, boto3) runs in worker 
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import shutil
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote, urlsplit
@@ -25,7 +28,18 @@ if TYPE_CHECKING:
 # that a download route holds little per client.
 READ_CHUNK = 1024 * 1024
 _COPY_BUFFER = 1024 * 1024
+# Listings are handed from their worker thread in batches of this many objects (S3 pages hold
+# as many): a thread hop per batch, and a bounded amount held however large the store.
+_LIST_BATCH = 1000
 S3_ENDPOINT_ENV = "PRESSROOM_S3_ENDPOINT_URL"
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    """One object of a listing: its key and when it was last written."""
+
+    key: str
+    modified_at: datetime
 
 
 class MediaStorage(Protocol):
@@ -52,6 +66,10 @@ class MediaStorage(Protocol):
 
     async def exists(self, key: str) -> bool:
         """Whether `key` is stored."""
+        ...
+
+    def list_objects(self) -> AsyncGenerator[StoredObject, None]:
+        """Every stored object, in no particular order, fetched a batch at a time."""
         ...
 
 
@@ -105,6 +123,9 @@ class LocalStorage:
                 partial.unlink(missing_ok=True)
                 raise
             source.unlink()
+        # A rename keeps the time the last byte arrived; the orphan sweeper judges an object's
+        # age from when it was stored.
+        os.utime(target)
         _fsync_path(target.parent)
 
     async def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
@@ -125,6 +146,27 @@ class LocalStorage:
 
     async def exists(self, key: str) -> bool:
         return await anyio.to_thread.run_sync(self.path_for(key).is_file)
+
+    async def list_objects(self) -> AsyncGenerator[StoredObject, None]:
+        files = self._walk()
+        while batch := await anyio.to_thread.run_sync(_take, files, _LIST_BATCH):
+            for item in batch:
+                yield item
+
+    def _walk(self) -> Iterator[StoredObject]:
+        for directory, _, names in os.walk(self.root):
+            for name in names:
+                path = Path(directory, name)
+                try:
+                    modified = path.stat().st_mtime
+                except FileNotFoundError:
+                    continue  # removed meanwhile
+                key = path.relative_to(self.root).as_posix()
+                yield StoredObject(key, datetime.fromtimestamp(modified, UTC))
+
+
+def _take(items: Iterator[StoredObject], count: int) -> list[StoredObject]:
+    return list(itertools.islice(items, count))
 
 
 def _fsync_path(path: Path) -> None:
@@ -204,6 +246,17 @@ class S3Storage:
 
     async def exists(self, key: str) -> bool:
         return await anyio.to_thread.run_sync(self._exists, self.object_key(key))
+
+    async def list_objects(self) -> AsyncGenerator[StoredObject, None]:
+        under = f"{self.prefix}/" if self.prefix else ""
+        pages = iter(
+            self.client.get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=under, PaginationConfig={"PageSize": _LIST_BATCH}
+            )
+        )
+        while page := await anyio.to_thread.run_sync(next, pages, None):
+            for item in page.get("Contents", []):
+                yield StoredObject(item["Key"].removeprefix(under), item["LastModified"])
 
     def _exists(self, object_key: str) -> bool:
         from botocore.exceptions import ClientError

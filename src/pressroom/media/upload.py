@@ -5,31 +5,34 @@ while storing or recording removes what was already stored. The order is chosen 
 transaction (which on SQLite holds the write lock) opens only after all slow work: decoding and
 sending bytes to storage happen first, outside any transaction, as the project requires for
 network I/O (S3). What is left uncovered is a crash, or a failed commit, between storing and
-committing: it leaves objects no row names; they are never served (keys hold fresh ids).
+committing: it leaves objects no row names; they are never served (keys hold fresh ids), and
+the worker's `media-orphan-sweeper` removes them after six hours (worker.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import uuid
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import anyio
-import anyio.to_thread
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
-from pressroom.media.inspect import MediaInfo, UnprocessableMedia, inspect_file
+from pressroom.media.inspect import (
+    DecodeLimits,
+    MediaInfo,
+    UnprocessableMedia,
+    inspect_file_async,
+)
 from pressroom.media.models import MediaAsset
 from pressroom.media.multipart import StagedFile, file_error
 from pressroom.media.schemas import media_json
-from pressroom.media.service import storage_for, storage_key
+from pressroom.media.service import decode_limits, storage_for, storage_key
 from pressroom.media.storage import MediaStorage
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import emit
@@ -37,23 +40,6 @@ from pressroom.webhooks.outbox import emit
 log = logging.getLogger(__name__)
 
 MEDIA_CREATED = "media.created.v1"
-
-# Decoding a 100-megapixel image holds ~400 MB and a core: however many uploads arrive at once,
-# only this many files are decoded at a time per process, which bounds memory and keeps the
-# event loop's threads free for everything else.
-_DECODERS = max(1, os.cpu_count() or 1)
-_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _decoder_limiter() -> anyio.CapacityLimiter:
-    # One per event loop: anyio's limiter binds to the loop that first waits on it.
-    loop = asyncio.get_running_loop()
-    limiter = _limiters.get(loop)
-    if limiter is None:
-        limiter = _limiters[loop] = anyio.CapacityLimiter(_DECODERS)
-    return limiter
 
 
 @dataclass(frozen=True)
@@ -64,20 +50,21 @@ class Uploader:
     member_id: uuid.UUID | None
 
 
-async def inspect_staged(files: Sequence[StagedFile]) -> list[MediaInfo]:
-    """Decode every file; the first one that does not decode is a 422 naming it."""
+async def inspect_staged(
+    files: Sequence[StagedFile], limits: DecodeLimits | None = None
+) -> list[MediaInfo]:
+    """Decode every file; the first one that does not decode, or would cost more than `limits`
+    to decode, is a 422 naming it."""
     infos = []
     for index, staged in enumerate(files):
         try:
-            info = await anyio.to_thread.run_sync(
-                inspect_file, staged.path, staged.sniffed, limiter=_decoder_limiter()
-            )
+            info = await inspect_file_async(staged.path, staged.sniffed, limits)
         except UnprocessableMedia as exc:
             raise file_error(
                 "unprocessable_media",
                 index,
                 staged.filename,
-                "undecodable",
+                exc.code,
                 f"cannot be processed: {exc.reason}",
             ) from exc
         infos.append(info)
@@ -98,7 +85,7 @@ async def accept_upload(
     # touched again before it has finished.
     preparing = asyncio.ensure_future(_prepare(storage, files))
     try:
-        infos = await inspect_staged(files)
+        infos = await inspect_staged(files, decode_limits(runtime.settings))
     except BaseException:
         preparing.cancel()
         raise

@@ -131,7 +131,7 @@ def safe_detail(text: object, secrets_: Iterable[str | None] = ()) -> str:
 def transport_failure(exc: httpx.HTTPError, provider: str, action: str) -> ProviderError:
     """A request that got no HTTP answer. Only the exception's type is quoted: its text can
     carry the URL, and some providers take tokens in query strings. A refused destination is
-    permanent and says why (its reason is ours: a host name and an address)."""
+    permanent and says why (its reason is ours: a host name and the kind of address)."""
     refused = exc.__cause__
     if isinstance(refused, RefusedDestination):
         return ProviderError(

@@ -13,7 +13,12 @@ from pressroom.channels.worker import POLL_INTERVAL as REVOCATION_POLL_INTERVAL
 from pressroom.channels.worker import revoke_disconnected_credentials
 from pressroom.db import unit_of_work
 from pressroom.http.idempotency import purge_expired
-from pressroom.media.worker import SWEEP_INTERVAL_SECONDS, sweep_staging
+from pressroom.media.worker import (
+    ORPHAN_SWEEP_INTERVAL_SECONDS,
+    SWEEP_INTERVAL_SECONDS,
+    sweep_orphans,
+    sweep_staging,
+)
 from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
@@ -59,6 +64,7 @@ def default_loops() -> list[Loop]:
     return [
         Loop("idempotency-sweeper", _purge_idempotency, interval=600.0),
         Loop("media-staging-sweeper", sweep_staging, interval=SWEEP_INTERVAL_SECONDS),
+        Loop("media-orphan-sweeper", sweep_orphans, interval=ORPHAN_SWEEP_INTERVAL_SECONDS),
         *webhook_loops(),
         Loop("publisher", publish_due_targets, interval=1.0, channel=PUBLISHER_CHANNEL),
         Loop("metrics-poller", MetricsPoller(), interval=METRICS_POLL_INTERVAL),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import re
 import socket
 from collections.abc import Collection, Sequence
@@ -24,6 +25,8 @@ import httpx
 import idna
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+log = logging.getLogger(__name__)
 
 MAX_URL_LENGTH: Final = 2048
 HTTPS_PORT: Final = 443
@@ -138,7 +141,8 @@ def _describe_ipv6(ip: ipaddress.IPv6Address) -> str | None:
         embedded = ip.sixtofour
     if embedded is not None:
         inner = describe_non_public(embedded)
-        return None if inner is None else f"an IPv6 address embedding {embedded}, {inner}"
+        # The embedded address is not quoted: for a resolved name, it is what the name points at.
+        return None if inner is None else f"an IPv6 address embedding {inner}"
     for network, description in _IPV6_RANGES:
         if ip in network:
             return description
@@ -365,7 +369,8 @@ def pick_vetted_address(host: str, addresses: Sequence[str]) -> str:
     """The first of a name's DNS answers, if every answer is public.
 
     One non-public answer blocks the name: with several answers the connection could take any
-    of them, and a mixed answer is the usual shape of a rebinding attack.
+    of them, and a mixed answer is the usual shape of a rebinding attack. The reason says what
+    kind of address it is, never which: the address is logged for the operator only.
     """
     if not addresses:
         raise socket.gaierror(socket.EAI_NONAME, f"{host} has no addresses")
@@ -373,10 +378,21 @@ def pick_vetted_address(host: str, addresses: Sequence[str]) -> str:
         try:
             ip = ipaddress.ip_address(address)
         except ValueError as exc:
-            raise DestinationBlocked(f"host {host} resolves to unparseable {address!r}") from exc
+            log.warning(
+                "destination blocked: unparseable answer", extra={"host": host, "address": address}
+            )
+            raise DestinationBlocked(f"host {host} does not resolve to a usable address") from exc
         description = describe_non_public(ip)
         if description is not None:
-            raise DestinationBlocked(f"host {host} resolves to {address}, {description}")
+            # What an internal name resolves to is for the operator's logs only: the reason
+            # reaches API callers (delivery logs, error messages), who could map the network.
+            log.warning(
+                "destination blocked: non-public answer",
+                extra={"host": host, "address": address, "why": description},
+            )
+            raise DestinationBlocked(
+                f"host {host} is not a public destination (it resolves to {description})"
+            )
     return addresses[0]
 
 

@@ -140,7 +140,8 @@ class _SocketCachingStream(httpcore.AsyncNetworkStream):
 
 class RefusedDestination(httpcore.ConnectError):
     """A host that must not be contacted: it resolves to a loopback, private or otherwise
-    non-public address. `reason` names the host and the address, never a URL path or query."""
+    non-public address. `reason` names the host and the kind of address, never the address
+    itself, a URL path or a query."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
