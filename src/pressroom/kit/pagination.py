@@ -16,7 +16,7 @@ from sqlalchemy import Select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import field_error
+from pressroom.kit.errors import PressroomError, field_error
 from pressroom.kit.schema import APIModel, as_utc
 
 T = TypeVar("T")
@@ -64,28 +64,47 @@ class Collection(APIModel, Generic[T]):
     )
 
 
+def sign_cursor(box: SecretBox, collection: str, payload: bytes) -> str:
+    """An opaque cursor carrying `payload`, signed for `collection` (a cursor of one collection
+    is no cursor of another)."""
+    signed = payload + _cursor_mac(box, collection, payload)
+    return base64.urlsafe_b64encode(signed).decode().rstrip("=")
+
+
+def open_cursor(box: SecretBox, collection: str, cursor: str) -> bytes:
+    """The payload of a cursor signed for `collection`; a 400 for anything this server did not
+    issue."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    except (binascii.Error, ValueError):
+        raise invalid_cursor() from None
+    payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+    expected = _cursor_mac(box, collection, payload)
+    if len(raw) <= _MAC_BYTES or not hmac.compare_digest(mac, expected):
+        raise invalid_cursor()
+    return payload
+
+
+def invalid_cursor() -> PressroomError:
+    return field_error("cursor", "invalid", "is not a cursor issued for this collection")
+
+
+def _cursor_mac(box: SecretBox, collection: str, payload: bytes) -> bytes:
+    return box.mac(collection.encode() + b"\0" + payload)[:_MAC_BYTES]
+
+
 def encode_cursor(box: SecretBox, collection: str, created_at: datetime, row_id: uuid.UUID) -> str:
-    payload = f"{as_utc(created_at).isoformat()}|{row_id}".encode()
-    mac = box.mac(collection.encode() + b"\0" + payload)[:_MAC_BYTES]
-    return base64.urlsafe_b64encode(payload + mac).decode().rstrip("=")
+    return sign_cursor(box, collection, f"{as_utc(created_at).isoformat()}|{row_id}".encode())
 
 
 def decode_cursor(box: SecretBox, collection: str, cursor: str) -> tuple[datetime, uuid.UUID]:
     """The position a cursor names; a 400 for anything this server did not issue."""
-    invalid = field_error("cursor", "invalid", "is not a cursor issued for this collection")
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-    except (binascii.Error, ValueError):
-        raise invalid from None
-    payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
-    expected = box.mac(collection.encode() + b"\0" + payload)[:_MAC_BYTES]
-    if len(raw) <= _MAC_BYTES or not hmac.compare_digest(mac, expected):
-        raise invalid
+    payload = open_cursor(box, collection, cursor)
     try:
         created_text, id_text = payload.decode().split("|")
         return as_utc(datetime.fromisoformat(created_text)), uuid.UUID(id_text)
     except ValueError:
-        raise invalid from None
+        raise invalid_cursor() from None
 
 
 async def paginate(

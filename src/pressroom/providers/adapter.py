@@ -58,6 +58,18 @@ class ChannelContext:
     simulated: bool
     credentials: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    @classmethod
+    def unsaved(cls, provider: str, credentials: dict[str, Any]) -> ChannelContext:
+        """A channel not stored yet: its credentials are checked before it is connected."""
+        return cls(
+            id=uuid.uuid4(),
+            organization_id=uuid.uuid4(),
+            provider=provider,
+            handle=None,
+            simulated=False,
+            credentials=credentials,
+        )
+
 
 @dataclass(frozen=True)
 class MediaItem:
@@ -94,6 +106,12 @@ class PublishResult:
 class HealthResult:
     state: str  # healthy | degraded | reconnect_required
     reason: str | None = None
+
+    @classmethod
+    def failed(cls, error: ProviderError) -> HealthResult:
+        """A check that failed: a refused token needs a reconnect, anything else degrades."""
+        state = "reconnect_required" if error.code == "auth_expired" else "degraded"
+        return cls(state, error.message)
 
 
 class ProviderAdapter(Protocol):

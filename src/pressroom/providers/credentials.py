@@ -71,6 +71,29 @@ class CredentialCache:
 PROCESS_CREDENTIALS = CredentialCache()
 
 
+@dataclass(frozen=True)
+class CredentialStore:
+    """Where an adapter puts the credentials it renews: `cache`, this process's newest copies
+    (for calls still holding an old one), and `on_changed`, the caller, who stores them."""
+
+    cache: CredentialCache
+    on_changed: CredentialsChanged | None = None
+
+    def current(self, channel: ChannelContext, refresh_key: str) -> dict[str, Any]:
+        return self.cache.current(channel, refresh_key)
+
+    def lock(self, channel: ChannelContext) -> asyncio.Lock:
+        """Held while renewing the channel's credentials."""
+        return self.cache.lock(channel)
+
+    async def replace(
+        self, channel: ChannelContext, spent_refresh_token: str, credentials: dict[str, Any]
+    ) -> None:
+        """`credentials` replace the set whose refresh token was `spent_refresh_token`."""
+        self.cache.remember(channel, spent_refresh_token, credentials)
+        await report_credentials(self.on_changed, channel, credentials)
+
+
 async def report_credentials(
     callback: CredentialsChanged | None, channel: ChannelContext, credentials: dict[str, Any]
 ) -> None:

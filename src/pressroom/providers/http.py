@@ -1,9 +1,10 @@
 """HTTP plumbing shared by the real provider adapters.
 
-One client shape (timeouts sized for media uploads, no redirects followed, a plain user agent),
-one way to read a provider's rate-limit headers, one translation of transport failures and of
-HTTP statuses into `ProviderError`, a scrubber that keeps tokens out of error messages, and a
-streaming multipart body so that a 100 MB video is never held in memory to be uploaded.
+One client shape (timeouts sized for media uploads, no redirects followed, a plain user agent)
+and the adapter base that owns it, one way to send a request to a provider, one way to read a
+provider's rate-limit headers, one translation of transport failures and of HTTP statuses into
+`ProviderError`, a scrubber that keeps tokens out of error messages, and a streaming multipart
+body so that a 100 MB video is never held in memory to be uploaded.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import math
 import re
 import secrets
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 
@@ -63,6 +66,55 @@ def build_client(
         transport=transport,
         verify=tls_context(),
     )
+
+
+@asynccontextmanager
+async def given_or_own_client(http: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncClient]:
+    """For one call made outside an adapter: `http` if given (left open for its owner), else a
+    client built for the call and closed after it."""
+    if http is not None:
+        yield http
+        return
+    client = build_client()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+class HttpAdapter:
+    """The base of an adapter that talks HTTP to its network: it uses the client it is given
+    (shared, closed by its owner) or builds one of its own, which `aclose` closes."""
+
+    def __init__(self, http: httpx.AsyncClient | None) -> None:
+        self._owns_http = http is None
+        self._http = http or build_client()
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+
+async def provider_request(
+    http: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    provider: str,
+    action: str,
+    bearer: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    **options: Any,
+) -> httpx.Response:
+    """`http.request(method, url, **options)`, authorised by the `bearer` token when one is
+    given. The answer is returned whatever its status; no answer at all is raised as
+    `transport_failure` while `action`."""
+    sent = {"Authorization": f"Bearer {bearer}"} if bearer is not None else {}
+    sent.update(headers or {})
+    try:
+        return await http.request(method, url, headers=sent, **options)
+    except httpx.HTTPError as exc:
+        raise transport_failure(exc, provider, action) from None
 
 
 def retry_after_seconds(headers: httpx.Headers, *, now: float | None = None) -> float | None:

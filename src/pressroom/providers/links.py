@@ -35,6 +35,7 @@ import encodings.idna
 import stringprep
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import regex
 
@@ -153,6 +154,28 @@ def _domain(punct: str) -> str:
     return rf"(?:{sub})*{name}{_TLD}"
 
 
+@dataclass(frozen=True)
+class _UrlSyntax:
+    """How one network finds links: the link pattern, and where one can start (see `_scan`)."""
+
+    url: regex.Pattern[str]
+    label_runs: regex.Pattern[str]
+    protocol: regex.Pattern[str]
+
+    @classmethod
+    def build(cls, protocol: str, punct: str, path: str, query: str) -> _UrlSyntax:
+        """A link: an optional scheme (`protocol`), a domain whose labels hold anything but
+        `punct`, then an optional port, path (`path` characters) and query."""
+        url = regex.compile(
+            rf"{_PRECEDING}(?P<url>(?P<protocol>{protocol})?(?P<domain>{_domain(punct)})"
+            rf"(?::[0-9]+)?(?P<path>/{path}*)?(?:{query})?)",
+            regex.VERSION0,
+            generic=_GENERIC,
+            country=_COUNTRY,
+        )
+        return cls(url, _label_runs(punct), regex.compile(protocol))
+
+
 _X_PATH_CHAR = f"[{_class(_ASCII_LETTERS + _CYRILLIC + _DIGITS + _LATIN_ACCENTS)}" + (
     r"!*';:=+,.$/%#\[\]\-\u2013_~@|&]"
 )
@@ -167,16 +190,8 @@ _X_QUERY_CHAR = rf"[{_class(_ASCII_LETTERS + _DIGITS)}!?*'@();:&=+$/%#\[\]\-_.,~
 _X_QUERY_END = rf"[{_class(_ASCII_LETTERS + _DIGITS)}\-_&=#/]"
 _X_QUERY = rf"\?{_X_QUERY_CHAR}*{_X_QUERY_END}"
 
-_X_URL = regex.compile(
-    rf"{_PRECEDING}(?P<url>(?P<protocol>HTTPS?://)?(?P<domain>{_domain(_JS_PUNCT)})"
-    rf"(?::[0-9]+)?(?P<path>/{_X_PATH}*)?(?:{_X_QUERY})?)",
-    regex.VERSION0,
-    generic=_GENERIC,
-    country=_COUNTRY,
-)
+_X_URL = _UrlSyntax.build("HTTPS?://", _JS_PUNCT, _X_PATH, _X_QUERY)
 # regexp/validAsciiDomain.js: the part of a scheme-less domain that may be linked.
-_X_LABEL_RUNS = _label_runs(_JS_PUNCT)
-_X_PROTOCOL = regex.compile("HTTPS?://")
 _X_ASCII_DOMAIN = regex.compile(
     rf"(?:[\-{_class(_ASCII_LETTERS + _DIGITS + _LATIN_ACCENTS)}]+\.)+{_TLD}",
     regex.VERSION0,
@@ -214,15 +229,9 @@ _M_QUERY = (
     rf"\?[{_class(_ASCII_LETTERS + _DIGITS)}!?*'();:&=+$/%#\[\]\-_.,~|@\^{_UCHARS}]*"
     rf"[{_class(_ASCII_LETTERS + _DIGITS)}_&=#/\-{_UCHARS}]"
 )
-_MASTODON_URL = regex.compile(
-    rf"{_PRECEDING}(?P<url>(?P<protocol>(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://)?"
-    rf"(?P<domain>{_domain(_RUBY_PUNCT)})(?::[0-9]+)?(?P<path>/{_M_PATH}*)?(?:{_M_QUERY})?)",
-    regex.VERSION0,
-    generic=_GENERIC,
-    country=_COUNTRY,
+_MASTODON_URL = _UrlSyntax.build(
+    "(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://", _RUBY_PUNCT, _M_PATH, _M_QUERY
 )
-_MASTODON_LABEL_RUNS = _label_runs(_RUBY_PUNCT)
-_MASTODON_PROTOCOL = regex.compile("(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://")
 
 # Mastodon's Account::MENTION_RE: @username, optionally @domain.
 _MENTION = regex.compile(
@@ -246,7 +255,7 @@ def x_url_spans(text: str) -> list[tuple[int, int]]:
         return []
     folded = _fold(text)
     spans: list[tuple[int, int]] = []
-    for match in _scan(_X_URL, folded, _X_LABEL_RUNS, _X_PROTOCOL):
+    for match in _scan(_X_URL, folded):
         start, end = match.span("url")
         domain_start, domain_end = match.span("domain")
         url, domain = text[start:end], text[domain_start:domain_end]
@@ -310,7 +319,7 @@ def mastodon_url_spans(text: str) -> list[tuple[int, int]]:
         return []
     folded = _fold(text)
     spans = []
-    for match in _scan(_MASTODON_URL, folded, _MASTODON_LABEL_RUNS, _MASTODON_PROTOCOL):
+    for match in _scan(_MASTODON_URL, folded):
         if match.group("protocol") is None:
             continue  # Mastodon extracts with extract_url_without_protocol: false
         start, end = match.span("url")
@@ -345,13 +354,8 @@ def _idna2003_length(domain: str) -> int | None:
     return len(b".".join(encoded))
 
 
-def _scan(
-    pattern: regex.Pattern[str],
-    text: str,
-    label_runs: regex.Pattern[str],
-    protocol: regex.Pattern[str],
-) -> Iterator[regex.Match[str]]:
-    """``pattern.finditer(text)``, trying only where a link can start.
+def _scan(syntax: _UrlSyntax, text: str) -> Iterator[regex.Match[str]]:
+    """``syntax.url.finditer(text)``, trying only where a link can start.
 
     A domain begins with a label that runs to a "."; a link with a scheme begins with it. A
     match starts one character before either (the preceding character it consumes), or at 0.
@@ -359,10 +363,10 @@ def _scan(
     long run (emoji, CJK) against the domain pattern: linear where finditer is quadratic.
     """
     starts = {0}
-    for run in label_runs.finditer(text):
+    for run in syntax.label_runs.finditer(text):
         if text.startswith(".", run.end()):
             starts.update(range(max(run.start() - 1, 0), run.end()))
-    starts.update(max(found.start() - 1, 0) for found in protocol.finditer(text))
+    starts.update(max(found.start() - 1, 0) for found in syntax.protocol.finditer(text))
     deadline = time.monotonic() + _URL_SCAN_TIMEOUT_SECONDS
     position = 0
     try:
@@ -372,7 +376,7 @@ def _scan(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            match = pattern.match(text, start, timeout=remaining)
+            match = syntax.url.match(text, start, timeout=remaining)
             if match is not None:
                 yield match
                 position = match.end()

@@ -3,9 +3,6 @@ deployment can publish to it."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hmac
 from typing import Annotated
 
 from fastapi import APIRouter, Path
@@ -14,8 +11,14 @@ from pressroom.http.access import ChannelsRead
 from pressroom.http.openapi import error_responses
 from pressroom.http.routing import PressroomRoute, RuntimeDep
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import field_error, not_found
-from pressroom.kit.pagination import Collection, Pagination
+from pressroom.kit.errors import not_found
+from pressroom.kit.pagination import (
+    Collection,
+    Pagination,
+    invalid_cursor,
+    open_cursor,
+    sign_cursor,
+)
 from pressroom.providers.declarations import PROVIDER_IDS, get_declaration, list_declarations
 from pressroom.providers.registry import configured_providers
 from pressroom.providers.schemas import ProviderDeclaration
@@ -29,7 +32,6 @@ ProviderId = Annotated[
         "`mastodon`, `tiktok`, `youtube`, `pinterest` or `sandbox`.",
     ),
 ]
-_MAC_BYTES = 16
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Providers"])
 
@@ -93,23 +95,11 @@ async def get_provider(
 
 
 def _encode_cursor(box: SecretBox, provider_id: str) -> str:
-    payload = provider_id.encode()
-    mac = box.mac(b"providers\0" + payload)[:_MAC_BYTES]
-    return base64.urlsafe_b64encode(payload + mac).decode().rstrip("=")
+    return sign_cursor(box, "providers", provider_id.encode())
 
 
 def _decode_cursor(box: SecretBox, cursor: str) -> str:
-    invalid = field_error("cursor", "invalid", "is not a cursor issued for this collection")
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-    except (binascii.Error, ValueError):
-        raise invalid from None
-    payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
-    if len(raw) <= _MAC_BYTES or not hmac.compare_digest(
-        mac, box.mac(b"providers\0" + payload)[:_MAC_BYTES]
-    ):
-        raise invalid
-    provider_id = payload.decode(errors="replace")
+    provider_id = open_cursor(box, "providers", cursor).decode(errors="replace")
     if provider_id not in PROVIDER_IDS:
-        raise invalid
+        raise invalid_cursor()
     return provider_id

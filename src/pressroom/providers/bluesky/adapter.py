@@ -25,7 +25,6 @@ settings (Privacy and security > App passwords).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -66,13 +65,15 @@ from pressroom.providers.credentials import (
     PROCESS_CREDENTIALS,
     CredentialCache,
     CredentialsChanged,
+    CredentialStore,
 )
 from pressroom.providers.http import (
+    HttpAdapter,
     MediaReader,
-    build_client,
+    given_or_own_client,
+    provider_request,
     response_json,
     safe_detail,
-    transport_failure,
 )
 from pressroom.providers.options import alt_texts, thread_texts
 
@@ -109,27 +110,14 @@ async def create_session_credentials(
     """Log in now (com.atproto.server.createSession) and return the complete credentials dict;
     raises ProviderError (`auth_expired` for a wrong app password) so a connect fails early."""
     credentials = credentials_from_cli_options(identifier, app_password, service)
-    channel = ChannelContext(
-        id=uuid.uuid4(),
-        organization_id=uuid.uuid4(),
-        provider="bluesky",
-        handle=None,
-        simulated=False,
-        credentials=credentials,
-    )
-    client = http or build_client()
-    try:
-        session = BlueskySession(
-            client, channel, cache=CredentialCache(), on_credentials_changed=None
-        )
+    channel = ChannelContext.unsaved("bluesky", credentials)
+    async with given_or_own_client(http) as client:
+        session = BlueskySession(client, channel, CredentialStore(CredentialCache()))
         await session.ensure()
         return session.credentials.to_dict()
-    finally:
-        if http is None:
-            await client.aclose()
 
 
-class BlueskyAdapter:
+class BlueskyAdapter(HttpAdapter):
     """Publishes as the account of the channel's app-password session."""
 
     provider = "bluesky"
@@ -144,25 +132,14 @@ class BlueskyAdapter:
         credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
+        super().__init__(http)
         self._read_media = read_media
-        self._on_credentials_changed = on_credentials_changed
         self._media_dimensions = media_dimensions
-        self._owns_http = http is None
-        self._http = http or build_client()
-        self._cache = credential_cache
+        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
         self._clock = clock
 
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
-
     def _session(self, channel: ChannelContext) -> BlueskySession:
-        return BlueskySession(
-            self._http,
-            channel,
-            cache=self._cache,
-            on_credentials_changed=self._on_credentials_changed,
-        )
+        return BlueskySession(self._http, channel, self._credential_store)
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         session = self._session(request.channel)
@@ -305,18 +282,21 @@ class BlueskyAdapter:
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """End the channel's session (`com.atproto.server.deleteSession` with the refresh JWT,
         at the PDS that refreshes it). A session the server already refuses is over."""
-        credentials = BlueskyCredentials.from_dict(self._cache.current(channel, "refreshJwt"))
+        credentials = BlueskyCredentials.from_dict(
+            self._credential_store.current(channel, "refreshJwt")
+        )
         if not credentials.refresh_jwt:
             return "nothing_to_revoke"
         action = "ending the session"
         base = (credentials.pds or credentials.service).rstrip("/")
-        try:
-            response = await self._http.post(
-                f"{base}/xrpc/com.atproto.server.deleteSession",
-                headers={"Authorization": f"Bearer {credentials.refresh_jwt}"},
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+        response = await provider_request(
+            self._http,
+            "POST",
+            f"{base}/xrpc/com.atproto.server.deleteSession",
+            provider=PROVIDER,
+            action=action,
+            bearer=credentials.refresh_jwt,
+        )
         if response.is_success:
             return "revoked"
         name, _ = xrpc_error(response)
@@ -331,9 +311,7 @@ class BlueskyAdapter:
                 "GET", "com.atproto.server.getSession", action="checking the session"
             )
         except ProviderError as error:
-            if error.code == "auth_expired":
-                return HealthResult("reconnect_required", error.message)
-            return HealthResult("degraded", error.message)
+            return HealthResult.failed(error)
         if body.get("active") is False:
             return HealthResult(
                 "reconnect_required",

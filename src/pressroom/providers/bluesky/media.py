@@ -30,13 +30,14 @@ from PIL import Image
 
 from pressroom.providers.adapter import MediaItem, ProviderError
 from pressroom.providers.bluesky.records import images_embed, video_embed
-from pressroom.providers.bluesky.session import BlueskySession, BodyFactory
+from pressroom.providers.bluesky.session import BlueskySession
 from pressroom.providers.http import (
     MediaReader,
     read_all,
     response_json,
     sized_stream,
 )
+from pressroom.providers.session import BodyFactory
 
 MediaDimensions = Callable[[MediaItem], Awaitable[tuple[int, int] | None]]
 

@@ -20,25 +20,22 @@ only `identifier` and `appPassword` are needed to start, the rest is filled by t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import (
-    CredentialCache,
-    CredentialsChanged,
-    report_credentials,
-)
+from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.http import (
+    provider_request,
     rate_limited,
     response_json,
     safe_detail,
     status_failure,
-    transport_failure,
 )
+from pressroom.providers.session import BearerSession
 
 PROVIDER = "Bluesky"
 DEFAULT_SERVICE = "https://bsky.social"
@@ -66,9 +63,6 @@ CREDENTIAL_KEYS = {
     "refresh_jwt": "refreshJwt",
     "pds": "pds",
 }
-
-# A request body is rebuilt for every send: a retried upload re-reads the media.
-BodyFactory = Callable[[], Any]
 
 
 @dataclass
@@ -138,22 +132,18 @@ def classify(
     return status_failure(response, PROVIDER, action, detail)
 
 
-class BlueskySession:
-    """One channel's XRPC client. Build one per adapter call."""
+class BlueskySession(BearerSession):
+    """One channel's XRPC client (`path` is the method's NSID). Build one per adapter call."""
+
+    provider = PROVIDER
 
     def __init__(
-        self,
-        http: httpx.AsyncClient,
-        channel: ChannelContext,
-        *,
-        cache: CredentialCache,
-        on_credentials_changed: CredentialsChanged | None,
+        self, http: httpx.AsyncClient, channel: ChannelContext, store: CredentialStore
     ) -> None:
-        self._http = http
+        super().__init__(http)
         self._channel = channel
-        self._cache = cache
-        self._on_changed = on_credentials_changed
-        self.credentials = BlueskyCredentials.from_dict(cache.current(channel, "refreshJwt"))
+        self._store = store
+        self.credentials = BlueskyCredentials.from_dict(store.current(channel, "refreshJwt"))
         self._logged_in_this_call = False
 
     @property
@@ -169,105 +159,63 @@ class BlueskySession:
     def _base(self) -> str:
         return (self.credentials.pds or self.credentials.service).rstrip("/")
 
+    def url(self, path: str) -> str:
+        return f"{self._base()}/xrpc/{path}"
+
+    def access_token(self) -> str:
+        assert self.credentials.access_jwt is not None, "call ensure() first"
+        return self.credentials.access_jwt
+
     def classify(self, response: httpx.Response, action: str) -> ProviderError:
         return classify(response, action, self.credentials.secrets())
+
+    async def prepare(self) -> None:
+        await self.ensure()
 
     async def ensure(self) -> None:
         """Make sure there is a session (log in with the app password if there is none)."""
         if not self.credentials.access_jwt or not self.credentials.did:
-            async with self._cache.lock(self._channel):
+            async with self._store.lock(self._channel):
                 # A concurrent call of this process may have logged in while this one waited.
                 if not self._adopt_newer(self.credentials.access_jwt):
                     await self._login()
 
-    async def call(
-        self,
-        method: str,
-        nsid: str,
-        *,
-        action: str,
-        params: Mapping[str, Any] | None = None,
-        json: Any = None,
-    ) -> dict[str, Any]:
-        """A call whose any error answer is classified the default way."""
-        response = await self.request(method, nsid, action=action, params=params, json=json)
-        if response.is_success:
-            return response_json(response)
-        raise self.classify(response, action)
-
-    async def request(
-        self,
-        method: str,
-        nsid: str,
-        *,
-        action: str,
-        params: Mapping[str, Any] | None = None,
-        json: Any = None,
-        body: BodyFactory | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> httpx.Response:
-        """An authenticated XRPC request, refreshed or re-logged-in once if the session was
-        refused; the final answer is returned whatever its status."""
-        await self.ensure()
-        used = self.credentials.access_jwt
-        response = await self._send(method, nsid, action, params, json, body, headers)
+    async def renewed(self, response: httpx.Response, used: str) -> bool:
+        """An expired session is refreshed; a refused one is logged into again, once a call."""
         name, _ = xrpc_error(response)
         if name == EXPIRED:
             await self._refresh(used)
-        elif (response.status_code == 401 or name in AUTH_ERRORS) and not self._logged_in_this_call:
-            async with self._cache.lock(self._channel):
+            return True
+        if (response.status_code == 401 or name in AUTH_ERRORS) and not self._logged_in_this_call:
+            async with self._store.lock(self._channel):
                 if not self._adopt_newer(used):
                     await self._login()
-        else:
-            return response
-        return await self._send(method, nsid, action, params, json, body, headers)
-
-    async def _send(
-        self,
-        method: str,
-        nsid: str,
-        action: str,
-        params: Mapping[str, Any] | None,
-        json: Any,
-        body: BodyFactory | None,
-        headers: Mapping[str, str] | None,
-    ) -> httpx.Response:
-        request_headers = {"Authorization": f"Bearer {self.credentials.access_jwt}"}
-        request_headers.update(headers or {})
-        try:
-            return await self._http.request(
-                method,
-                f"{self._base()}/xrpc/{nsid}",
-                params=params,
-                json=json,
-                content=body() if body is not None else None,
-                headers=request_headers,
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+            return True
+        return False
 
     def _adopt_newer(self, used_access: str | None) -> bool:
         """Another call of this process may have renewed the session while this one waited
         for the lock: use its tokens rather than spending the refresh token again."""
-        latest = BlueskyCredentials.from_dict(self._cache.current(self._channel, "refreshJwt"))
+        latest = BlueskyCredentials.from_dict(self._store.current(self._channel, "refreshJwt"))
         if latest.access_jwt and latest.access_jwt != used_access:
             self.credentials = latest
             return True
         return False
 
     async def _refresh(self, used_access: str | None) -> None:
-        async with self._cache.lock(self._channel):
+        async with self._store.lock(self._channel):
             if self._adopt_newer(used_access):
                 return
             refresh_jwt = self.credentials.refresh_jwt
             if refresh_jwt:
-                try:
-                    response = await self._http.post(
-                        f"{self._base()}/xrpc/com.atproto.server.refreshSession",
-                        headers={"Authorization": f"Bearer {refresh_jwt}"},
-                    )
-                except httpx.HTTPError as exc:
-                    raise transport_failure(exc, PROVIDER, "refreshing the session") from None
+                response = await provider_request(
+                    self._http,
+                    "POST",
+                    self.url("com.atproto.server.refreshSession"),
+                    provider=PROVIDER,
+                    action="refreshing the session",
+                    bearer=refresh_jwt,
+                )
                 if response.is_success:
                     await self._store_session(response_json(response), spent=refresh_jwt)
                     return
@@ -286,13 +234,14 @@ class BlueskySession:
                 "Reconnect the channel with an app password.",
             )
         self._logged_in_this_call = True
-        try:
-            response = await self._http.post(
-                f"{creds.service.rstrip('/')}/xrpc/com.atproto.server.createSession",
-                json={"identifier": creds.identifier, "password": creds.app_password},
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, "logging in") from None
+        response = await provider_request(
+            self._http,
+            "POST",
+            f"{creds.service.rstrip('/')}/xrpc/com.atproto.server.createSession",
+            provider=PROVIDER,
+            action="logging in",
+            json={"identifier": creds.identifier, "password": creds.app_password},
+        )
         if not response.is_success:
             error = self.classify(response, f"logging in as {creds.identifier}")
             if error.code == "auth_expired":
@@ -327,8 +276,7 @@ class BlueskySession:
         pds = pds_endpoint(body.get("didDoc"))
         if pds:
             creds.pds = pds
-        self._cache.remember(self._channel, spent, creds.to_dict())
-        await report_credentials(self._on_changed, self._channel, creds.to_dict())
+        await self._store.replace(self._channel, spent, creds.to_dict())
 
 
 def pds_endpoint(did_doc: object) -> str | None:

@@ -57,17 +57,19 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.http import (
     FilePart,
+    HttpAdapter,
     MediaReader,
     Sleep,
-    build_client,
+    given_or_own_client,
     media_filename,
     multipart_body,
+    provider_request,
     response_json,
     safe_detail,
     status_failure,
-    transport_failure,
 )
 from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.session import BearerSession
 
 PROVIDER = "Mastodon"
 # Pauses between polls of a processing attachment: short at first (most finish in seconds),
@@ -111,21 +113,19 @@ async def verify_credentials(
     """Check the token now; return the complete credentials dict and the account's handle
     (`@user@instance`) for the channel. Raises ProviderError (`auth_expired` for a bad token)."""
     credentials = credentials_from_cli_options(base_url, access_token)
-    client = http or build_client()
-    try:
+    async with given_or_own_client(http) as client:
         api = _Api(client, credentials)
         account = await api.call("GET", "/api/v1/accounts/verify_credentials", "checking the token")
-    finally:
-        if http is None:
-            await client.aclose()
     username = str(account.get("acct") or account.get("username") or "")
     host = urlsplit(credentials["baseUrl"]).hostname
     credentials.update(accountId=str(account.get("id", "")), username=username)
     return credentials, f"@{username}@{host}"
 
 
-class _Api:
+class _Api(BearerSession):
     """Authenticated requests to one instance, and the reading of its errors."""
+
+    provider = PROVIDER
 
     def __init__(self, http: httpx.AsyncClient, credentials: Mapping[str, Any]) -> None:
         base_url, token = credentials.get("baseUrl"), credentials.get("accessToken")
@@ -134,38 +134,15 @@ class _Api:
                 "auth_expired",
                 "The Mastodon channel has no instance URL or access token; reconnect it.",
             )
-        self._http = http
+        super().__init__(http)
         self._base = base_url.rstrip("/")
         self._token = token
 
-    async def request(
-        self,
-        method: str,
-        path: str,
-        action: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        content: Any = None,
-    ) -> httpx.Response:
-        try:
-            return await self._http.request(
-                method,
-                self._base + path,
-                json=json,
-                params=params,
-                content=content,
-                headers={"Authorization": f"Bearer {self._token}", **(headers or {})},
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+    def url(self, path: str) -> str:
+        return self._base + path
 
-    async def call(self, method: str, path: str, action: str, **kwargs: Any) -> dict[str, Any]:
-        response = await self.request(method, path, action, **kwargs)
-        if response.is_success:
-            return response_json(response)
-        raise self.classify(response, action)
+    def access_token(self) -> str:
+        return self._token
 
     def detail(self, response: httpx.Response) -> str:
         body = response_json(response)
@@ -182,7 +159,7 @@ class _Api:
         return status_failure(response, PROVIDER, action, detail)
 
 
-class MastodonAdapter:
+class MastodonAdapter(HttpAdapter):
     """Publishes to the instance and account named by the channel's credentials."""
 
     provider = "mastodon"
@@ -196,16 +173,11 @@ class MastodonAdapter:
         clock: Callable[[], datetime] = utcnow,
         media_poll_timeout: float = DEFAULT_MEDIA_POLL_TIMEOUT,
     ) -> None:
+        super().__init__(http)
         self._read_media = read_media
-        self._owns_http = http is None
-        self._http = http or build_client()
         self._sleep = sleep
         self._clock = clock
         self._media_poll_timeout = media_poll_timeout
-
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
 
     def _api(self, channel: ChannelContext) -> _Api:
         return _Api(self._http, channel.credentials)
@@ -270,7 +242,8 @@ class MastodonAdapter:
         raise _status_failure(api, response, action)
 
     async def _upload(self, api: _Api, item: MediaItem, alt: str | None, position: int) -> str:
-        action = f"uploading media {position + 1} ({item.id})"
+        label = f"media {position + 1} ({item.id})"
+        action = f"uploading {label}"
         upload = multipart_body(
             [("description", alt)] if alt else [],
             FilePart(
@@ -282,16 +255,12 @@ class MastodonAdapter:
             ),
         )
         response = await api.request(
-            "POST", "/api/v2/media", action, headers=upload.headers, content=upload.open()
+            "POST", "/api/v2/media", action, headers=upload.headers, body=upload.open
         )
         if response.status_code in (413, 422) or (
             response.status_code == 500 and "processing" in api.detail(response).lower()
         ):
-            raise ProviderError(
-                "media_rejected",
-                f"Mastodon refused media {position + 1} ({item.id}): "
-                f"{api.detail(response) or f'HTTP {response.status_code}'}",
-            )
+            raise _media_refused(api, response, f"refused {label}", f"HTTP {response.status_code}")
         if not response.is_success:
             raise api.classify(response, action)
         attachment = response_json(response)
@@ -302,13 +271,11 @@ class MastodonAdapter:
             )
         if response.status_code == 200 and attachment.get("url"):
             return media_id
-        await self._wait_processed(api, media_id, item, position)
+        await self._wait_processed(api, media_id, label)
         return media_id
 
-    async def _wait_processed(
-        self, api: _Api, media_id: str, item: MediaItem, position: int
-    ) -> None:
-        action = f"checking the processing of media {position + 1} ({item.id})"
+    async def _wait_processed(self, api: _Api, media_id: str, label: str) -> None:
+        action = f"checking the processing of {label}"
         waited = 0.0
         attempt = 0
         while True:
@@ -316,7 +283,7 @@ class MastodonAdapter:
             if waited + delay > self._media_poll_timeout:
                 raise ProviderError(
                     "provider_unavailable",
-                    f"Mastodon was still processing media {position + 1} ({item.id}) after "
+                    f"Mastodon was still processing {label} after "
                     f"{math.ceil(waited)} s; the publish will be retried.",
                 )
             await self._sleep(delay)
@@ -326,10 +293,8 @@ class MastodonAdapter:
             if response.status_code == 206:
                 continue
             if response.status_code == 422:
-                raise ProviderError(
-                    "media_rejected",
-                    f"Mastodon could not process media {position + 1} ({item.id}): "
-                    f"{api.detail(response) or 'processing failed'}",
+                raise _media_refused(
+                    api, response, f"could not process {label}", "processing failed"
                 )
             if not response.is_success:
                 raise api.classify(response, action)
@@ -337,12 +302,9 @@ class MastodonAdapter:
                 return
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
-        api = self._api(channel)
-        action = "deleting the status"
-        response = await api.request("DELETE", f"/api/v1/statuses/{provider_post_id}", action)
-        if response.is_success or response.status_code == 404:
-            return
-        raise api.classify(response, action)
+        await self._api(channel).delete(
+            f"/api/v1/statuses/{provider_post_id}", "deleting the status"
+        )
 
     async def fetch_metrics(
         self, channel: ChannelContext, provider_post_id: str, published_at: datetime
@@ -362,8 +324,7 @@ class MastodonAdapter:
                 "GET", "/api/v1/accounts/verify_credentials", "checking the token"
             )
         except ProviderError as error:
-            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
-            return HealthResult(state, error.message)
+            return HealthResult.failed(error)
         return HealthResult("healthy")
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
@@ -379,13 +340,14 @@ class MastodonAdapter:
         if not client_id or not client_secret:
             return "unsupported"
         action = "revoking the access token"
-        try:
-            response = await self._http.post(
-                f"{base_url.rstrip('/')}/oauth/revoke",
-                data={"client_id": client_id, "client_secret": client_secret, "token": token},
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+        response = await provider_request(
+            self._http,
+            "POST",
+            f"{base_url.rstrip('/')}/oauth/revoke",
+            provider=PROVIDER,
+            action=action,
+            data={"client_id": client_id, "client_secret": client_secret, "token": token},
+        )
         if response.is_success:
             return "revoked"
         body = response_json(response)
@@ -406,6 +368,15 @@ def _status_failure(api: _Api, response: httpx.Response, action: str) -> Provide
         if "media" in lowered or "attachment" in lowered:
             return ProviderError("media_rejected", f"Mastodon refused the media: {detail}")
     return api.classify(response, action)
+
+
+def _media_refused(
+    api: _Api, response: httpx.Response, what: str, unexplained: str
+) -> ProviderError:
+    """A media file the instance refused, with its reason (`unexplained` when it gave none)."""
+    return ProviderError(
+        "media_rejected", f"Mastodon {what}: {api.detail(response) or unexplained}"
+    )
 
 
 def _status_options(options: Mapping[str, Any]) -> dict[str, Any]:

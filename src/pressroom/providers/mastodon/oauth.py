@@ -28,12 +28,7 @@ import httpx
 
 from pressroom.kit.outbound.destination import check_destination_url
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import (
-    response_json,
-    safe_detail,
-    status_failure,
-    transport_failure,
-)
+from pressroom.providers.http import provider_request, response_json, safe_detail, status_failure
 from pressroom.providers.mastodon.adapter import PROVIDER, verify_credentials
 from pressroom.providers.x.oauth import code_challenge
 
@@ -74,17 +69,18 @@ def check_instance_url(url: str) -> str:
 async def register_app(http: httpx.AsyncClient, base_url: str, redirect_uri: str) -> MastodonApp:
     """Register Pressroom on the instance (POST /api/v1/apps); raises ProviderError."""
     action = "registering the app on the instance"
-    try:
-        response = await http.post(
-            f"{base_url}/api/v1/apps",
-            json={
-                "client_name": CLIENT_NAME,
-                "redirect_uris": redirect_uri,
-                "scopes": " ".join(SCOPES),
-            },
-        )
-    except httpx.HTTPError as exc:
-        raise transport_failure(exc, PROVIDER, action) from None
+    response = await provider_request(
+        http,
+        "POST",
+        f"{base_url}/api/v1/apps",
+        provider=PROVIDER,
+        action=action,
+        json={
+            "client_name": CLIENT_NAME,
+            "redirect_uris": redirect_uri,
+            "scopes": " ".join(SCOPES),
+        },
+    )
     body = response_json(response)
     if not response.is_success:
         raise _oauth_failure(response, body, action)
@@ -119,21 +115,22 @@ async def exchange_code(
     """Trade the callback's code for a token (POST /oauth/token), read the account, and return
     the channel's credentials and handle (`@user@instance`); raises ProviderError."""
     action = "exchanging the authorization code"
-    try:
-        response = await http.post(
-            f"{app.base_url}/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "client_id": app.client_id,
-                "client_secret": app.client_secret,
-                "redirect_uri": app.redirect_uri,
-                "code_verifier": code_verifier,
-                "scope": " ".join(SCOPES),
-            },
-        )
-    except httpx.HTTPError as exc:
-        raise transport_failure(exc, PROVIDER, action) from None
+    response = await provider_request(
+        http,
+        "POST",
+        f"{app.base_url}/oauth/token",
+        provider=PROVIDER,
+        action=action,
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": app.client_id,
+            "client_secret": app.client_secret,
+            "redirect_uri": app.redirect_uri,
+            "code_verifier": code_verifier,
+            "scope": " ".join(SCOPES),
+        },
+    )
     body = response_json(response)
     if not response.is_success:
         raise _oauth_failure(response, body, action, (code, app.client_secret))

@@ -28,10 +28,10 @@ rather than risk posting twice.
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import re
 import time
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -51,8 +51,15 @@ from pressroom.providers.credentials import (
     PROCESS_CREDENTIALS,
     CredentialCache,
     CredentialsChanged,
+    CredentialStore,
 )
-from pressroom.providers.http import MediaReader, Sleep, build_client, response_json
+from pressroom.providers.http import (
+    HttpAdapter,
+    MediaReader,
+    Sleep,
+    given_or_own_client,
+    response_json,
+)
 from pressroom.providers.options import alt_texts, thread_texts
 from pressroom.providers.x.media import (
     DEFAULT_PROCESSING_TIMEOUT,
@@ -101,23 +108,10 @@ async def verify_credentials(
     when there is a refresh token and an app) and return the complete credentials, with the
     account's `userId` and `username`, and its handle (`@username`). Raises ProviderError
     (`auth_expired` for a token X refuses), so a connect fails early and stores nothing."""
-    channel = ChannelContext(
-        id=uuid.uuid4(),
-        organization_id=uuid.uuid4(),
-        provider="x",
-        handle=None,
-        simulated=False,
-        credentials=credentials,
-    )
-    client = http or build_client()
-    try:
-        session = XSession(
-            client, app, channel, cache=CredentialCache(), on_credentials_changed=None
-        )
+    channel = ChannelContext.unsaved("x", credentials)
+    async with given_or_own_client(http) as client:
+        session = XSession(client, app, channel, CredentialStore(CredentialCache()))
         body = await session.call("GET", "/2/users/me", "reading the account")
-    finally:
-        if http is None:
-            await client.aclose()
     data = body.get("data")
     user_id = data.get("id") if isinstance(data, dict) else None
     if not isinstance(data, dict) or not isinstance(user_id, str) or not user_id:
@@ -137,7 +131,7 @@ def normalized_text(text: str) -> str:
     return " ".join(_URL.sub(" ", html.unescape(text)).split())
 
 
-class XAdapter:
+class XAdapter(HttpAdapter):
     """Publishes as the account that authorised the channel's OAuth 2.0 user token."""
 
     provider = "x"
@@ -156,28 +150,25 @@ class XAdapter:
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
     ) -> None:
         """`app` refreshes expired tokens (without it, an expired token is `auth_expired`)."""
+        super().__init__(http)
         self._app = app
-        self._read_media = read_media
-        self._on_credentials_changed = on_credentials_changed
-        self._owns_http = http is None
-        self._http = http or build_client()
-        self._cache = credential_cache
-        self._sleep = sleep
+        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
         self._clock = clock
-        self._segment_bytes = segment_bytes
-        self._processing_timeout = processing_timeout
-
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
+        # Everything an upload needs but the channel's session, which each publish brings.
+        self._uploader = functools.partial(
+            MediaUploader,
+            read_media=read_media,
+            sleep=sleep,
+            segment_bytes=segment_bytes,
+            processing_timeout=processing_timeout,
+        )
 
     def _session(self, channel: ChannelContext) -> XSession:
         return XSession(
             self._http,
             self._app,
             channel,
-            cache=self._cache,
-            on_credentials_changed=self._on_credentials_changed,
+            self._credential_store,
             clock=lambda: self._clock().timestamp(),
         )
 
@@ -195,13 +186,7 @@ class XAdapter:
                 )
             common["reply_settings"] = reply_settings
 
-        uploader = MediaUploader(
-            session,
-            self._read_media,
-            self._sleep,
-            segment_bytes=self._segment_bytes,
-            processing_timeout=self._processing_timeout,
-        )
+        uploader = self._uploader(session)
         first_id: str | None = None
         previous: str | None = None
         for position, text in enumerate(texts):
@@ -303,12 +288,7 @@ class XAdapter:
         return f"https://x.com/i/web/status/{post_id}"
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
-        session = self._session(channel)
-        action = "deleting the post"
-        response = await session.request("DELETE", f"/2/tweets/{provider_post_id}", action)
-        if response.is_success or response.status_code == 404:
-            return
-        raise session.classify(response, action)
+        await self._session(channel).delete(f"/2/tweets/{provider_post_id}", "deleting the post")
 
     async def fetch_metrics(
         self, channel: ChannelContext, provider_post_id: str, published_at: datetime
@@ -339,15 +319,14 @@ class XAdapter:
         try:
             await self._session(channel).call("GET", "/2/users/me", "checking the token")
         except ProviderError as error:
-            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
-            return HealthResult(state, error.message)
+            return HealthResult.failed(error)
         return HealthResult("healthy")
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """Revoke the refresh token, then the access token: the refresh token first, so a
         failure halfway never leaves behind a token that can mint new access tokens. Revoking
         needs the deployment's X app (its client id): without it, `unsupported`."""
-        credentials = self._cache.current(channel, "refreshToken")
+        credentials = self._credential_store.current(channel, "refreshToken")
         tokens = [
             (token, hint)
             for token, hint in (

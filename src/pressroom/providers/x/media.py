@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import httpx
@@ -48,21 +49,16 @@ DEFAULT_PROCESSING_TIMEOUT = 300.0
 _CATEGORIES = {"image": "tweet_image", "gif": "tweet_gif", "video": "tweet_video"}
 
 
+@dataclass(frozen=True)
 class MediaUploader:
-    def __init__(
-        self,
-        session: XSession,
-        read_media: MediaReader,
-        sleep: Sleep,
-        *,
-        segment_bytes: int = DEFAULT_SEGMENT_BYTES,
-        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
-    ) -> None:
-        self._session = session
-        self._read_media = read_media
-        self._sleep = sleep
-        self._segment_bytes = segment_bytes
-        self._processing_timeout = processing_timeout
+    """Uploads media through one channel's session."""
+
+    session: XSession
+    read_media: MediaReader
+    sleep: Sleep
+    _: KW_ONLY
+    segment_bytes: int = DEFAULT_SEGMENT_BYTES
+    processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT
 
     async def upload(self, item: MediaItem, alt: str | None, position: int) -> str:
         """Upload one media item (with its alt text) and return its media id."""
@@ -75,7 +71,7 @@ class MediaUploader:
             await self._wait_processed(media_id, processing, label)
         # X takes alt text for images and GIFs only (media metadata reference).
         if alt and item.kind in ("image", "gif"):
-            await self._session.call(
+            await self.session.call(
                 "POST",
                 "/2/media/metadata",
                 f"setting the alt text of {label}",
@@ -92,17 +88,17 @@ class MediaUploader:
                 media_filename(item),
                 item.mime_type,
                 item.size_bytes,
-                lambda: self._read_media(item),
+                lambda: self.read_media(item),
             ),
         )
-        response = await self._session.request(
+        response = await self.session.request(
             "POST", "/2/media/upload", action, headers=upload.headers, body=upload.open
         )
         return self._media_answer(response, action, label)
 
     async def _chunked(self, item: MediaItem, label: str) -> tuple[str, dict[str, Any] | None]:
-        segment_bytes = max(self._segment_bytes, math.ceil(item.size_bytes / MAX_SEGMENTS))
-        init = await self._session.request(
+        segment_bytes = max(self.segment_bytes, math.ceil(item.size_bytes / MAX_SEGMENTS))
+        init = await self.session.request(
             "POST",
             "/2/media/upload/initialize",
             f"starting the upload of {label}",
@@ -115,7 +111,7 @@ class MediaUploader:
         media_id, _ = self._media_answer(init, f"starting the upload of {label}", label)
         index = 0
         sent = 0
-        async for segment in _segments(self._read_media(item), segment_bytes):
+        async for segment in _segments(self.read_media(item), segment_bytes):
             sent += len(segment)
             await self._append(media_id, index, segment, label)
             index += 1
@@ -125,7 +121,7 @@ class MediaUploader:
                 f"The stored file of {label} has {sent} bytes, not its recorded "
                 f"{item.size_bytes}; upload it again.",
             )
-        finalize = await self._session.request(
+        finalize = await self.session.request(
             "POST", f"/2/media/upload/{media_id}/finalize", f"finishing the upload of {label}"
         )
         return self._media_answer(finalize, f"finishing the upload of {label}", label)
@@ -142,7 +138,7 @@ class MediaUploader:
                 lambda: single_chunk(segment),
             ),
         )
-        response = await self._session.request(
+        response = await self.session.request(
             "POST",
             f"/2/media/upload/{media_id}/append",
             action,
@@ -168,15 +164,15 @@ class MediaUploader:
             delay = processing.get("check_after_secs")
             delay = float(delay) if isinstance(delay, int | float) else 5.0
             delay = min(max(delay, MIN_CHECK_AFTER), MAX_CHECK_AFTER)
-            if waited + delay > self._processing_timeout:
+            if waited + delay > self.processing_timeout:
                 raise ProviderError(
                     "provider_unavailable",
                     f"X was still processing {label} after {math.ceil(waited)} s; the publish "
                     "will be retried.",
                 )
-            await self._sleep(delay)
+            await self.sleep(delay)
             waited += delay
-            response = await self._session.request(
+            response = await self.session.request(
                 "GET",
                 "/2/media/upload",
                 action,
@@ -202,7 +198,7 @@ class MediaUploader:
         return media_id, info if isinstance(info, dict) else None
 
     def _failure(self, response: httpx.Response, action: str, label: str) -> ProviderError:
-        error = self._session.classify(response, action)
+        error = self.session.classify(response, action)
         if error.code in ("invalid_request", "media_rejected") or response.status_code == 413:
             # The upload endpoints refuse only the file itself (type, size, duration, codec).
             return ProviderError("media_rejected", f"X refused {label}: {error.message}")

@@ -39,11 +39,11 @@ import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.http import (
-    build_client,
+    given_or_own_client,
+    provider_request,
     response_json,
     safe_detail,
     status_failure,
-    transport_failure,
 )
 
 AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
@@ -148,8 +148,7 @@ async def exchange_code(
     redirect = redirect_uri or app.redirect_uri
     if not redirect:
         raise ValueError("the redirect URI of the authorization request is needed")
-    client = http or build_client()
-    try:
+    async with given_or_own_client(http) as client:
         tokens = await _token_request(
             client,
             app,
@@ -163,21 +162,20 @@ async def exchange_code(
             clock,
         )
         credentials = tokens.as_credentials()
-        try:
-            response = await client.get(
-                ME_URL, headers={"Authorization": f"Bearer {tokens.access_token}"}
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, "reading the account") from None
-        if not response.is_success:
-            raise status_failure(response, PROVIDER, "reading the account", "")
-        user = response_json(response).get("data")
-        if isinstance(user, dict):
-            credentials.update(userId=str(user.get("id", "")), username=user.get("username"))
-        return credentials
-    finally:
-        if http is None:
-            await client.aclose()
+        response = await provider_request(
+            client,
+            "GET",
+            ME_URL,
+            provider=PROVIDER,
+            action="reading the account",
+            bearer=tokens.access_token,
+        )
+    if not response.is_success:
+        raise status_failure(response, PROVIDER, "reading the account", "")
+    user = response_json(response).get("data")
+    if isinstance(user, dict):
+        credentials.update(userId=str(user.get("id", "")), username=user.get("username"))
+    return credentials
 
 
 async def refresh_access_token(
@@ -210,19 +208,11 @@ async def revoke_token(
     already dead revokes as a success (RFC 7009 section 2.2: the server answers 200 for an
     invalid token). Raises ProviderError when X could not be told."""
     action = "revoking the token"
-    client = http or build_client()
-    try:
-        data = {"token": token, "client_id": app.client_id}
-        if token_type_hint:
-            data["token_type_hint"] = token_type_hint
-        response = await client.post(
-            REVOKE_URL, data=data, auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT
-        )
-    except httpx.HTTPError as exc:
-        raise transport_failure(exc, PROVIDER, action) from None
-    finally:
-        if http is None:
-            await client.aclose()
+    data = {"token": token, "client_id": app.client_id}
+    if token_type_hint:
+        data["token_type_hint"] = token_type_hint
+    async with given_or_own_client(http) as client:
+        response = await _app_request(client, app, REVOKE_URL, data, action)
     if response.is_success:
         return
     body = response_json(response)
@@ -239,13 +229,9 @@ async def _token_request(
     clock: Callable[[], float],
     secrets_: tuple[str, ...] = (),
 ) -> TokenSet:
-    data = {**form, "client_id": app.client_id}
-    try:
-        response = await http.post(
-            TOKEN_URL, data=data, auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT
-        )
-    except httpx.HTTPError as exc:
-        raise transport_failure(exc, PROVIDER, action) from None
+    response = await _app_request(
+        http, app, TOKEN_URL, {**form, "client_id": app.client_id}, action
+    )
     body = response_json(response)
     if not response.is_success:
         described = body.get("error_description") or body.get("error") or ""
@@ -268,4 +254,19 @@ async def _token_request(
         refresh_token=refresh if isinstance(refresh, str) else None,
         expires_at=int(clock()) + expires_in if isinstance(expires_in, int) else None,
         scope=scope if isinstance(scope, str) else None,
+    )
+
+
+async def _app_request(
+    http: httpx.AsyncClient, app: XApp, url: str, form: Mapping[str, str], action: str
+) -> httpx.Response:
+    """A form posted as the app: a confidential client authenticates with HTTP Basic."""
+    return await provider_request(
+        http,
+        "POST",
+        url,
+        provider=PROVIDER,
+        action=action,
+        data=form,
+        auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT,
     )

@@ -15,32 +15,21 @@ own 24-hour posting limit is the one reached, `x-user-limit-24hour-remaining: 0`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import (
-    CredentialCache,
-    CredentialsChanged,
-    report_credentials,
-)
-from pressroom.providers.http import (
-    rate_limited,
-    response_json,
-    safe_detail,
-    status_failure,
-    transport_failure,
-)
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
+from pressroom.providers.session import BearerSession
 from pressroom.providers.x.oauth import XApp, refresh_access_token
 
 PROVIDER = "X"
 API = "https://api.x.com"
 # Refresh a token this close to its expiry instead of letting a call fail on it.
 EXPIRY_MARGIN_SECONDS = 60
-
-BodyFactory = Callable[[], Any]
 
 
 def problem_detail(response: httpx.Response, secrets: tuple[str | None, ...] = ()) -> str:
@@ -60,26 +49,26 @@ def problem_detail(response: httpx.Response, secrets: tuple[str | None, ...] = (
     return safe_detail("; ".join(parts), secrets)
 
 
-class XSession:
+class XSession(BearerSession):
     """One channel's API client. Build one per adapter call."""
+
+    provider = PROVIDER
 
     def __init__(
         self,
         http: httpx.AsyncClient,
         app: XApp | None,
         channel: ChannelContext,
+        store: CredentialStore,
         *,
-        cache: CredentialCache,
-        on_credentials_changed: CredentialsChanged | None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._http = http
+        super().__init__(http)
         self._app = app
         self._channel = channel
-        self._cache = cache
-        self._on_changed = on_credentials_changed
+        self._store = store
         self._clock = clock
-        self.credentials: dict[str, Any] = cache.current(channel, "refreshToken")
+        self.credentials: dict[str, Any] = store.current(channel, "refreshToken")
         self._refreshed_this_call = False
         if not isinstance(self.credentials.get("accessToken"), str):
             raise ProviderError("auth_expired", "The X channel has no access token; reconnect it.")
@@ -91,62 +80,30 @@ class XSession:
             self._app.client_secret if self._app else None,
         )
 
-    async def call(self, method: str, path: str, action: str, **kwargs: Any) -> dict[str, Any]:
-        response = await self.request(method, path, action, **kwargs)
-        if response.is_success:
-            return response_json(response)
-        raise self.classify(response, action)
+    def url(self, path: str) -> str:
+        return API + path
 
-    async def request(
-        self,
-        method: str,
-        path: str,
-        action: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        body: BodyFactory | None = None,
-    ) -> httpx.Response:
+    def access_token(self) -> str:
+        token: str = self.credentials["accessToken"]
+        return token
+
+    async def prepare(self) -> None:
         expires_at = self.credentials.get("expiresAt")
         if isinstance(expires_at, int | float) and (
             self._clock() >= expires_at - EXPIRY_MARGIN_SECONDS
         ):
-            await self._refresh(self.credentials["accessToken"])
-        used = self.credentials["accessToken"]
-        response = await self._send(method, path, action, json, params, headers, body)
-        if response.status_code != 401 or self._refreshed_this_call:
-            return response
-        await self._refresh(used)
-        return await self._send(method, path, action, json, params, headers, body)
+            await self._refresh(self.access_token())
 
-    async def _send(
-        self,
-        method: str,
-        path: str,
-        action: str,
-        json: Any,
-        params: Mapping[str, str] | None,
-        headers: Mapping[str, str] | None,
-        body: BodyFactory | None,
-    ) -> httpx.Response:
-        request_headers = {"Authorization": f"Bearer {self.credentials['accessToken']}"}
-        request_headers.update(headers or {})
-        try:
-            return await self._http.request(
-                method,
-                API + path,
-                json=json,
-                params=params,
-                headers=request_headers,
-                content=body() if body is not None else None,
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+    async def renewed(self, response: httpx.Response, used: str) -> bool:
+        """A token refused with 401 is refreshed, once a call."""
+        if response.status_code != 401 or self._refreshed_this_call:
+            return False
+        await self._refresh(used)
+        return True
 
     async def _refresh(self, used_access: str) -> None:
-        async with self._cache.lock(self._channel):
-            latest = self._cache.current(self._channel, "refreshToken")
+        async with self._store.lock(self._channel):
+            latest = self._store.current(self._channel, "refreshToken")
             if latest.get("accessToken") != used_access:
                 # Another call of this process refreshed while this one waited.
                 self.credentials = latest
@@ -164,8 +121,7 @@ class XSession:
             )
             updated = {**self.credentials, **tokens.as_credentials()}
             self.credentials = updated
-            self._cache.remember(self._channel, refresh_token, updated)
-            await report_credentials(self._on_changed, self._channel, updated)
+            await self._store.replace(self._channel, refresh_token, updated)
 
     def classify(self, response: httpx.Response, action: str) -> ProviderError:
         detail = problem_detail(response, self.secrets())

@@ -1,0 +1,103 @@
+"""One channel's client of a network's API, authorised by a bearer token.
+
+X, Bluesky and Mastodon talk to their APIs the same way: every request carries the channel's
+bearer token, an error answer is read by the network's own classifier, and a request refused
+for its token is sent once more when the session could renew the token (X refreshes its OAuth
+token, Bluesky its XRPC session; Mastodon tokens do not expire). Each network's session says
+where a path goes, which token to send, how to read an error and how to renew.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import httpx
+
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import provider_request, response_json
+
+# A request body is rebuilt for every send: a request sent again re-reads the media.
+BodyFactory = Callable[[], Any]
+
+
+class BearerSession(ABC):
+    """Requests to one network's API for one channel. Build one per adapter call."""
+
+    # The network's name in error messages.
+    provider: ClassVar[str]
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self._http = http
+
+    @abstractmethod
+    def url(self, path: str) -> str:
+        """The URL of an API path (read at every send: a renewal may move the account)."""
+
+    @abstractmethod
+    def access_token(self) -> str:
+        """The token to send now."""
+
+    @abstractmethod
+    def classify(self, response: httpx.Response, action: str) -> ProviderError:
+        """The ProviderError for an error answer."""
+
+    async def prepare(self) -> None:
+        """Before a request: make sure there is a token worth sending (one that never expires,
+        like Mastodon's, always is)."""
+        return None
+
+    async def renewed(self, response: httpx.Response, used: str) -> bool:
+        """Whether `response` refused the token `used` and the session obtained another one,
+        so that the request is worth sending once more."""
+        return False
+
+    async def call(self, method: str, path: str, action: str, **options: Any) -> dict[str, Any]:
+        """A request's JSON object; an error answer is raised, classified the default way."""
+        response = await self.request(method, path, action, **options)
+        if response.is_success:
+            return response_json(response)
+        raise self.classify(response, action)
+
+    async def delete(self, path: str, action: str) -> None:
+        """A DELETE of something that may be gone already: 404 counts as deleted."""
+        response = await self.request("DELETE", path, action)
+        if response.is_success or response.status_code == 404:
+            return
+        raise self.classify(response, action)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        action: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: BodyFactory | None = None,
+    ) -> httpx.Response:
+        """An authorised request, sent once more if its token was refused and renewed; the
+        final answer is returned whatever its status."""
+
+        async def send() -> httpx.Response:
+            return await provider_request(
+                self._http,
+                method,
+                self.url(path),
+                provider=self.provider,
+                action=action,
+                bearer=self.access_token(),
+                headers=headers,
+                json=json,
+                params=params,
+                content=body() if body is not None else None,
+            )
+
+        await self.prepare()
+        used = self.access_token()
+        response = await send()
+        if await self.renewed(response, used):
+            response = await send()
+        return response
