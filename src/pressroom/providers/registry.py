@@ -36,6 +36,7 @@ from pressroom.providers.connection import OAuthConnector, missing_app_settings
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.http import MediaReader, PublicMediaUrl
+from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.x import XAdapter, XApp
@@ -102,10 +103,21 @@ def _x(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
     )
 
 
+def _instagram(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Instagram fetches media from signed public links; refreshed long-lived tokens are stored.
+    return InstagramAdapter(
+        http=services.http(),
+        media_url=services.media_url,
+        on_credentials_changed=services.store_credentials,
+        graph_version=services.settings.meta_graph_version,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
     "x": _x,
+    "instagram": _instagram,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -116,7 +128,9 @@ NEEDS_CONFIGURATION: dict[str, Callable[[Settings], bool]] = {
 # provider id -> how its accounts connect through OAuth (its package's oauth.py). Each of these
 # needs the deployment's app: it is configured exactly when PRESSROOM_{PROVIDER}_CLIENT_ID and
 # _CLIENT_SECRET are both set (contract section 13).
-CONNECTORS: dict[str, OAuthConnector] = {}
+CONNECTORS: dict[str, OAuthConnector] = {
+    "instagram": InstagramConnector(),
+}
 
 
 def configured_providers(settings: Settings | None = None) -> frozenset[str]:

@@ -1,0 +1,175 @@
+"""Requests to graph.instagram.com for one channel, with its long-lived token kept alive.
+
+A long-lived Instagram User token lives 60 days and can be refreshed once it is a day old
+(tokens.py). Before a call, a token in the second half of its life (or of unknown age, once it
+may be refreshed) is refreshed and the new one reported through `on_credentials_changed`; a
+refresh Instagram refuses for a reason other than the token itself leaves the current token in
+use while it is valid. A token past its expiry cannot be refreshed: the channel needs
+reconnecting.
+
+The token goes in an `Authorization: Bearer` header, never in a URL; parameters of a POST go in
+a form body (the Graph API reads both the same way).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from pressroom.config import Settings
+from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.credentials import (
+    CredentialCache,
+    CredentialsChanged,
+    report_credentials,
+)
+from pressroom.providers.http import response_json, transport_failure
+from pressroom.providers.instagram.errors import PROVIDER, classify
+from pressroom.providers.instagram.tokens import refresh_token
+
+GRAPH = "https://graph.instagram.com"
+DEFAULT_GRAPH_VERSION: str = Settings.model_fields["meta_graph_version"].default
+# Refresh a token once fewer than this many seconds of its 60 days remain.
+REFRESH_WHEN_LEFT = 30 * 24 * 3600
+
+logger = logging.getLogger(__name__)
+
+
+def graph_url(version: str, path: str) -> str:
+    return f"{GRAPH}/{version}/{path.lstrip('/')}"
+
+
+def expiry_text(expires_at: float) -> str:
+    return datetime.fromtimestamp(expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+class InstagramSession:
+    """One channel's Graph client. Build one per adapter call."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        channel: ChannelContext,
+        *,
+        graph_version: str,
+        cache: CredentialCache,
+        on_credentials_changed: CredentialsChanged | None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._http = http
+        self._channel = channel
+        self._version = graph_version
+        self._cache = cache
+        self._on_changed = on_credentials_changed
+        self._clock = clock
+        # The access token is also what a refresh spends: the cache is keyed on it.
+        self.credentials: dict[str, Any] = cache.current(channel, "accessToken")
+        self.refresh_refusal: ProviderError | None = None
+        self._checked = False
+        token = self.credentials.get("accessToken")
+        if not isinstance(token, str) or not token:
+            raise ProviderError(
+                "auth_expired", "The Instagram channel has no access token; reconnect it."
+            )
+        user_id = self.credentials.get("userId")
+        if not isinstance(user_id, str) or not user_id:
+            raise ProviderError(
+                "auth_expired",
+                "The Instagram channel does not know its account id; reconnect it.",
+            )
+        self.user_id = user_id
+
+    @property
+    def token(self) -> str:
+        token: str = self.credentials["accessToken"]
+        return token
+
+    def expires_at(self) -> float | None:
+        value = self.credentials.get("expiresAt")
+        return float(value) if isinstance(value, int | float) else None
+
+    async def get(
+        self, path: str, action: str, params: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        response = await self.send("GET", path, action, params=params)
+        if response.is_success:
+            return response_json(response)
+        raise classify(response, action, (self.token,))
+
+    async def post(self, path: str, action: str, data: Mapping[str, str]) -> dict[str, Any]:
+        response = await self.send("POST", path, action, data=data)
+        if response.is_success:
+            return response_json(response)
+        raise classify(response, action, (self.token,))
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        action: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        data: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        await self.keep_fresh()
+        try:
+            return await self._http.request(
+                method,
+                graph_url(self._version, path),
+                params=params,
+                data=data,
+                headers={"Authorization": f"Bearer {self.token}"},
+            )
+        except httpx.HTTPError as exc:
+            raise transport_failure(exc, PROVIDER, action) from None
+
+    async def keep_fresh(self) -> None:
+        """Refresh the token when it is due (once per session); raise `auth_expired` for a
+        token already past its expiry."""
+        if self._checked:
+            return
+        self._checked = True
+        now = self._clock()
+        expires_at = self.expires_at()
+        if expires_at is not None and now >= expires_at:
+            raise ProviderError(
+                "auth_expired",
+                f"The Instagram token expired on {expiry_text(expires_at)} and can no longer "
+                "be refreshed. Reconnect the channel.",
+            )
+        refreshable_at = self.credentials.get("refreshableAt")
+        if isinstance(refreshable_at, int | float) and now < refreshable_at:
+            return
+        if expires_at is not None and expires_at - now > REFRESH_WHEN_LEFT:
+            return
+        await self._refresh()
+
+    async def _refresh(self) -> None:
+        used = self.token
+        async with self._cache.lock(self._channel):
+            latest = self._cache.current(self._channel, "accessToken")
+            if latest.get("accessToken") != used:
+                # Another call of this process refreshed while this one waited.
+                self.credentials = latest
+                return
+            try:
+                fresh = await refresh_token(self._http, used, clock=self._clock)
+            except ProviderError as error:
+                if error.code == "auth_expired":
+                    raise
+                # The token still works until its expiry; the next call tries again.
+                self.refresh_refusal = error
+                logger.warning(
+                    "instagram token refresh failed",
+                    extra={"channel_id": str(self._channel.id), "code": error.code},
+                )
+                return
+            updated = {**self.credentials, **fresh.as_credentials()}
+            self.credentials = updated
+            self._cache.remember(self._channel, used, updated)
+            await report_credentials(self._on_changed, self._channel, updated)
