@@ -38,6 +38,8 @@ from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
+from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
+from pressroom.providers.threads import ThreadsAdapter
 from pressroom.providers.x import XAdapter, XApp
 
 
@@ -102,10 +104,21 @@ def _x(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
     )
 
 
+def _threads(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Threads has its own API version path (v1.0), not the Graph API version setting, and its
+    # long-lived tokens are refreshed with the token alone: no app needed here.
+    return ThreadsAdapter(
+        media_url=services.media_url,
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
     "x": _x,
+    "threads": _threads,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -116,7 +129,9 @@ NEEDS_CONFIGURATION: dict[str, Callable[[Settings], bool]] = {
 # provider id -> how its accounts connect through OAuth (its package's oauth.py). Each of these
 # needs the deployment's app: it is configured exactly when PRESSROOM_{PROVIDER}_CLIENT_ID and
 # _CLIENT_SECRET are both set (contract section 13).
-CONNECTORS: dict[str, OAuthConnector] = {}
+CONNECTORS: dict[str, OAuthConnector] = {
+    "threads": THREADS_CONNECTOR,
+}
 
 
 def configured_providers(settings: Settings | None = None) -> frozenset[str]:
