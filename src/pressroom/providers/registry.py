@@ -39,6 +39,8 @@ from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
+from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
+from pressroom.providers.threads import ThreadsAdapter
 from pressroom.providers.x import XAdapter, XApp
 
 
@@ -113,11 +115,22 @@ def _instagram(channel: ChannelContext, services: AdapterServices) -> ProviderAd
     )
 
 
+def _threads(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Threads has its own API version path (v1.0), not the Graph API version setting, and its
+    # long-lived tokens are refreshed with the token alone: no app needed here.
+    return ThreadsAdapter(
+        media_url=services.media_url,
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
     "x": _x,
     "instagram": _instagram,
+    "threads": _threads,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -130,6 +143,7 @@ NEEDS_CONFIGURATION: dict[str, Callable[[Settings], bool]] = {
 # _CLIENT_SECRET are both set (contract section 13).
 CONNECTORS: dict[str, OAuthConnector] = {
     "instagram": InstagramConnector(),
+    "threads": THREADS_CONNECTOR,
 }
 
 

@@ -10,8 +10,11 @@ from pressroom.providers.rules import (
     MOV,
     MP4,
     PNG,
+    alt_texts_option,
+    first_comment_option,
     media_rule,
     text_rule,
+    thread_option,
 )
 from pressroom.providers.schemas import (
     Capabilities,
@@ -41,14 +44,30 @@ _THREADS_VIDEO = MediaKindRule(
     max_duration_seconds=5 * MINUTE,
     aspect_ratios=["0.01:1", "10:1"],
 )
+# reply_control of POST /{threads-user-id}/threads
+# (https://developers.facebook.com/docs/threads/reference/publishing, .../reply-management).
+REPLY_CONTROLS = (
+    "everyone",
+    "accounts_you_follow",
+    "mentioned_only",
+    "parent_post_author_only",
+    "followers_only",
+)
 _THREADS_OPTIONS = [
     OptionRule(
         name="replyControl",
         type="enum",
-        # reply_control (https://developers.facebook.com/docs/threads/reply-management)
-        values=["everyone", "accounts_you_follow", "mentioned_only"],
-        description="Who may reply; everyone when absent.",
-    )
+        values=list(REPLY_CONTROLS),
+        description="Who may reply to the post and its thread's follow-ups; everyone when absent.",
+    ),
+    # Follow-ups are replies (reply_to_id), each to the one before, held to the text rule.
+    thread_option(),
+    # A reply to the post from the same account, held to the post's 500 characters (the
+    # adapter also counts its emoji as UTF-8 bytes, which an option rule cannot say).
+    first_comment_option(500, "graphemes"),
+    # alt_text: "The maximum length of alt_text is 1,000 characters" (reference/publishing
+    # above); counted in UTF-16 units, never fewer than Threads' characters.
+    alt_texts_option(1000, "utf16"),
 ]
 DECLARATION = ProviderDeclaration(
     id="threads",
@@ -76,10 +95,10 @@ DECLARATION = ProviderDeclaration(
             options=_THREADS_OPTIONS,
         ),
     ],
-    # Replies: reply_to_id; delete: DELETE /{threads-media-id}
+    # Replies: reply_to_id (a thread, the first comment); delete: DELETE /{threads-media-id}
     # (https://developers.facebook.com/docs/threads/posts/delete-posts).
     capabilities=Capabilities(threads=True, first_comment=True, delete=True, metrics=True),
-    # Media insights: views, likes, replies, reposts, quotes, shares
-    # (https://developers.facebook.com/docs/threads/insights)
+    # Media insights: views, likes, replies (comments), reposts + quotes + shares (shares)
+    # (https://developers.facebook.com/docs/threads/insights).
     metrics=["views", "likes", "comments", "shares"],
 )

@@ -1,0 +1,185 @@
+"""The Threads adapter: posts, carousels, threads, a first comment, deletion, insights and health.
+
+- Publish (containers.py): the post's container (text, an image or a video by its signed
+  public link, or a carousel of 2 to 20), waited for and published; then each follow-up of
+  `options.thread` as a reply to the one before (`reply_to_id`), and `options.firstComment` as a
+  reply to the post, all from the same account. `options.replyControl` goes with the post and
+  its follow-ups. The account's publishing quota is checked first (quota.py).
+- Retries (progress.py, recovery.py): Threads takes no idempotency key. A retry resumes from the
+  containers and posts this process already made; after a crash, it looks for what the earlier
+  attempt published among the account's recent posts before posting again.
+- Delete: `DELETE /{threads-media-id}` -> `{"success": true, "deleted_id"}`
+  (https://developers.facebook.com/docs/threads/posts/delete-posts; at most 100 a day). A post
+  already gone counts as deleted.
+- Metrics: `GET /{threads-media-id}/insights?metric=views,likes,replies,reposts,quotes,shares`
+  (https://developers.facebook.com/docs/threads/insights) -> `{"data": [{"name", "period":
+  "lifetime", "values": [{"value"}]}]}`. views -> views, likes -> likes, replies -> comments,
+  and reposts + quotes + shares -> shares: each puts the post in front of other people, as X's
+  retweets and quotes do.
+- Health: the token's expiry (refreshed when due, session.py), then `GET /me`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from pressroom.kit.clock import utcnow
+from pressroom.providers.adapter import (
+    ChannelContext,
+    HealthResult,
+    ProviderError,
+    PublishRequest,
+    PublishResult,
+)
+from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
+from pressroom.providers.http import PublicMediaUrl, Sleep, build_client
+from pressroom.providers.threads.containers import (
+    DEFAULT_POLL_INTERVAL,
+    DEFAULT_PROCESSING_TIMEOUT,
+    Containers,
+)
+from pressroom.providers.threads.progress import PROCESS_PROGRESS, ProgressBook
+from pressroom.providers.threads.publishing import publish_steps
+from pressroom.providers.threads.session import DAY, ThreadsSession, expiry_date
+from pressroom.providers.threads.steps import plan_steps
+
+# check_health warns this long before a token that cannot be refreshed expires.
+EXPIRY_WARNING = 7 * DAY
+INSIGHTS = "views,likes,replies,reposts,quotes,shares"
+
+
+class ThreadsAdapter:
+    """Publishes as the Threads account whose long-lived token the channel holds."""
+
+    provider = "threads"
+
+    def __init__(
+        self,
+        *,
+        media_url: PublicMediaUrl | None,
+        on_credentials_changed: CredentialsChanged | None = None,
+        http: httpx.AsyncClient | None = None,
+        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
+        progress: ProgressBook = PROCESS_PROGRESS,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], datetime] = utcnow,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+    ) -> None:
+        self._media_url = media_url
+        self._on_credentials_changed = on_credentials_changed
+        self._owns_http = http is None
+        self._http = http or build_client()
+        self._cache = credential_cache
+        self._progress = progress
+        self._sleep = sleep
+        self._clock = clock
+        self._poll_interval = poll_interval
+        self._processing_timeout = processing_timeout
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    def _session(self, channel: ChannelContext) -> ThreadsSession:
+        return ThreadsSession(
+            self._http,
+            channel,
+            cache=self._cache,
+            on_credentials_changed=self._on_credentials_changed,
+            clock=lambda: self._clock().timestamp(),
+        )
+
+    async def publish(self, request: PublishRequest) -> PublishResult:
+        steps = plan_steps(request)
+        session = self._session(request.channel)
+        containers = Containers(
+            session,
+            self._media_url,
+            self._sleep,
+            poll_interval=self._poll_interval,
+            processing_timeout=self._processing_timeout,
+        )
+        channel_id, key = request.channel.id, request.idempotency_key
+        progress = self._progress.open(channel_id, key)
+        try:
+            post_id = await publish_steps(session, containers, steps, progress, request.attempt)
+        except ProviderError as error:
+            if not error.retryable:
+                self._progress.close(channel_id, key)
+            raise
+        self._progress.close(channel_id, key)
+        return PublishResult(
+            provider_post_id=post_id,
+            url=await containers.permalink(post_id),
+            published_at=self._clock(),
+        )
+
+    async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
+        session = self._session(channel)
+        action = "deleting the post"
+        response = await session.request("DELETE", f"/{provider_post_id}", action)
+        if response.is_success:
+            return
+        error = session.classify(response, action)
+        if error.code != "not_found":
+            raise error
+
+    async def fetch_metrics(
+        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
+    ) -> dict[str, int]:
+        body = await self._session(channel).call(
+            "GET",
+            f"/{provider_post_id}/insights",
+            "reading the post's insights",
+            params={"metric": INSIGHTS},
+        )
+        data = body.get("data")
+        values = {
+            entry["name"]: _value(entry)
+            for entry in (data if isinstance(data, list) else [])
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str)
+        }
+        if not values:
+            raise ProviderError(
+                "not_found", f"Threads gave no insights for post {provider_post_id}."
+            )
+        count = values.get
+        return {
+            "views": count("views", 0),
+            "likes": count("likes", 0),
+            "comments": count("replies", 0),
+            "shares": count("reposts", 0) + count("quotes", 0) + count("shares", 0),
+        }
+
+    async def check_health(self, channel: ChannelContext) -> HealthResult:
+        try:
+            session = self._session(channel)
+            refusal = await session.ensure_fresh()
+            await session.call("GET", "/me", "checking the token", params={"fields": "id"})
+        except ProviderError as error:
+            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
+            return HealthResult(state, error.message)
+        expires_at = session.expires_at
+        if refusal is None or expires_at is None:
+            return HealthResult("healthy")
+        reason = (
+            f"The Threads token expires on {expiry_date(expires_at)} and could not be "
+            f"refreshed: {refusal.message}"
+        )
+        if expires_at - session.clock() <= EXPIRY_WARNING:
+            return HealthResult("reconnect_required", f"{reason} Reconnect it before then.")
+        return HealthResult("degraded", reason)
+
+
+def _value(entry: dict[str, Any]) -> int:
+    """A media insight's lifetime value: `values[0].value` (or `total_value.value`)."""
+    values = entry.get("values")
+    first = values[0] if isinstance(values, list) and values else entry.get("total_value")
+    value = first.get("value") if isinstance(first, dict) else None
+    return value if isinstance(value, int) and value >= 0 else 0

@@ -1,0 +1,148 @@
+"""Graph API errors as the Threads API returns them, classified into `ProviderError`.
+
+Kept to this one module, apart from the adapter, so that it can be folded into a Graph error
+module shared by the Meta networks.
+
+Shape (https://developers.facebook.com/docs/graph-api/guides/error-handling, which the Threads
+API follows): `{"error": {"message", "type", "code", "error_subcode", "error_user_title",
+"error_user_msg", "is_transient", "fbtrace_id"}}`. Recovery tactics, from that page's tables:
+
+- 102 and 190 (and the session subcodes 458-467 and 492): the token expired, was revoked, the
+  person changed their password or removed the app -> `auth_expired` (reconnect).
+- 10 and 200-299: a permission not granted or removed; 3: a capability the app lacks; 368:
+  blocked for a policy violation -> `permission_denied`.
+- 4, 17, 32, 341 and 613: app, user, page or custom rate limits -> `rate_limited`, retryable at
+  `Retry-After` or the usage headers' `estimated_time_to_regain_access` (minutes).
+- 1 and 2, or `is_transient: true`: a temporary problem -> `provider_unavailable`, retryable.
+- 506: a duplicate post -> `duplicate_content`; 100 with subcode 33, and 24 with subcode
+  4279009 ("Media Not Found"): the object does not exist (yet) -> `not_found`.
+- Anything else that names the text or the media (most often 100, "Invalid parameter") is
+  `text_rejected` or `media_rejected`; the rest falls back to the HTTP status.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import (
+    rate_limited,
+    response_json,
+    retry_after_seconds,
+    safe_detail,
+    status_failure,
+)
+
+PROVIDER = "Threads"
+
+_AUTH_CODES = frozenset({102, 190})
+_AUTH_SUBCODES = frozenset({458, 459, 460, 463, 464, 467, 492})
+_PERMISSION_CODES = frozenset({3, 10, 368})
+_RATE_CODES = frozenset({4, 17, 32, 341, 613})
+_TRANSIENT_CODES = frozenset({1, 2})
+_DUPLICATE_CODE = 506
+_MISSING_OBJECTS = frozenset({(100, 33), (24, 4279009)})
+# Words that say which part of the request Threads refused (its messages are English).
+_TEXT_WORDS = ("text", "character", "link", "caption")
+_MEDIA_WORDS = ("media", "image", "video", "photo", "url", "aspect", "download", "carousel")
+_USAGE_HEADERS = ("x-business-use-case-usage", "x-app-usage")
+
+
+@dataclass(frozen=True)
+class GraphError:
+    """The `error` object of a Graph API answer; `detail` is Threads' own words, scrubbed."""
+
+    code: int | None
+    subcode: int | None
+    detail: str
+    transient: bool
+
+
+def graph_error(response: httpx.Response, secrets: tuple[str | None, ...] = ()) -> GraphError:
+    error = response_json(response).get("error")
+    body: dict[str, Any] = error if isinstance(error, dict) else {}
+    words: list[str] = []
+    for key in ("message", "error_user_title", "error_user_msg"):
+        value = body.get(key)
+        if isinstance(value, str) and value.strip() and value not in words:
+            words.append(value)
+    code, subcode = body.get("code"), body.get("error_subcode")
+    return GraphError(
+        code=code if isinstance(code, int) else None,
+        subcode=subcode if isinstance(subcode, int) else None,
+        detail=safe_detail(" - ".join(words), secrets),
+        transient=body.get("is_transient") is True,
+    )
+
+
+def classify(
+    response: httpx.Response, action: str, secrets: tuple[str | None, ...] = ()
+) -> ProviderError:
+    """What a failed Threads API answer means for the caller, in Threads' own words."""
+    error = graph_error(response, secrets)
+    code, detail = error.code, error.detail
+    said = f": {detail}" if detail else ""
+    if code in _AUTH_CODES or error.subcode in _AUTH_SUBCODES:
+        return ProviderError(
+            "auth_expired",
+            f"Threads refused the channel's token while {action}{said}. Reconnect the channel.",
+        )
+    if code in _PERMISSION_CODES or (code is not None and 200 <= code <= 299):
+        return ProviderError(
+            "permission_denied",
+            f"Threads refused {action} for this account{said}. Reconnect the channel to grant "
+            "the permissions Pressroom asks for.",
+        )
+    if code in _RATE_CODES:
+        headers = httpx.Headers(response.headers)
+        wait = regain_seconds(response.headers)
+        if wait is not None and not retry_after_seconds(headers):
+            headers["retry-after"] = str(math.ceil(wait))
+        return rate_limited(PROVIDER, action, headers, detail)
+    if code in _TRANSIENT_CODES or error.transient or response.status_code >= 500:
+        return ProviderError(
+            "provider_unavailable",
+            f"Threads failed while {action}{said}; it will be retried.",
+            retry_after=retry_after_seconds(response.headers),
+        )
+    if code == _DUPLICATE_CODE:
+        return ProviderError("duplicate_content", f"Threads refused a duplicate post{said}")
+    if (code, error.subcode) in _MISSING_OBJECTS:
+        return ProviderError("not_found", f"Threads found nothing while {action}{said}")
+    if response.status_code == 400 and detail:
+        lowered = detail.lower()
+        if any(word in lowered for word in _TEXT_WORDS):
+            return ProviderError("text_rejected", f"Threads refused the text{said}")
+        if any(word in lowered for word in _MEDIA_WORDS):
+            return ProviderError("media_rejected", f"Threads refused the media{said}")
+    return status_failure(response, PROVIDER, action, detail)
+
+
+def regain_seconds(headers: httpx.Headers) -> float | None:
+    """Seconds until a throttled app regains access, from Meta's usage headers: each holds
+    JSON whose entries may carry `estimated_time_to_regain_access`, in minutes. The longest
+    wait wins; None when no header says."""
+    waits: list[float] = []
+    for name in _USAGE_HEADERS:
+        raw = headers.get(name)
+        if raw:
+            try:
+                waits += _regain_minutes(json.loads(raw))
+            except ValueError:
+                continue
+    return max(waits) * 60 if waits else None
+
+
+def _regain_minutes(value: object) -> list[float]:
+    if isinstance(value, list):
+        return [minutes for entry in value for minutes in _regain_minutes(entry)]
+    if not isinstance(value, dict):
+        return []
+    found = value.get("estimated_time_to_regain_access")
+    own = [float(found)] if isinstance(found, int | float) and found > 0 else []
+    return own + [m for entry in value.values() for m in _regain_minutes(entry)]
