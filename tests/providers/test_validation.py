@@ -557,11 +557,11 @@ def test_unknown_option_is_named_by_its_key() -> None:
 
 
 def test_option_on_a_kind_without_options_is_unknown() -> None:
-    assert check("facebook", "post", options={"langs": "en"}) == [
+    assert check("facebook", "story", options={"langs": "en"}) == [
         FieldError(
             "targets[1].options.langs",
             "unknown_option",
-            "facebook post has no option 'langs'; it accepts: none",
+            "facebook story has no option 'langs'; it accepts: none",
         )
     ]
 

@@ -35,6 +35,8 @@ from pressroom.providers.bluesky.media import MediaDimensions
 from pressroom.providers.connection import OAuthConnector, missing_app_settings
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
+from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
+from pressroom.providers.facebook import FacebookAdapter
 from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
 from pressroom.providers.mastodon.adapter import MastodonAdapter
@@ -125,12 +127,25 @@ def _threads(channel: ChannelContext, services: AdapterServices) -> ProviderAdap
     )
 
 
+def _facebook(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Page tokens do not expire and are never refreshed: nothing to store back. The app secret
+    # signs every call (appsecret_proof) when the deployment's Facebook app is configured.
+    secret = services.settings.facebook_client_secret
+    return FacebookAdapter(
+        http=services.http(),
+        media_url=services.media_url,
+        graph_version=services.settings.meta_graph_version,
+        app_secret=secret.get_secret_value() if secret is not None else None,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
     "x": _x,
     "instagram": _instagram,
     "threads": _threads,
+    "facebook": _facebook,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -144,6 +159,7 @@ NEEDS_CONFIGURATION: dict[str, Callable[[Settings], bool]] = {
 CONNECTORS: dict[str, OAuthConnector] = {
     "instagram": InstagramConnector(),
     "threads": THREADS_CONNECTOR,
+    "facebook": FACEBOOK_CONNECTOR,
 }
 
 

@@ -1,1 +1,7 @@
-"""Facebook Pages: what it accepts (declaration.py); no adapter in this deployment yet."""
+"""Facebook Pages: what a Page accepts (declaration.py), connecting Pages through Facebook Login
+(oauth.py `CONNECTOR`) and publishing as a Page (adapter.py `FacebookAdapter`)."""
+
+from pressroom.providers.facebook.adapter import FacebookAdapter
+from pressroom.providers.facebook.oauth import CONNECTOR, FacebookConnector
+
+__all__ = ["CONNECTOR", "FacebookAdapter", "FacebookConnector"]
