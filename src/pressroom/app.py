@@ -25,6 +25,7 @@ from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
 from pressroom.http.problems import as_problem, problem_page, problem_response
 from pressroom.kit.errors import PressroomError
+from pressroom.media.link_routes import router as media_links_router
 from pressroom.media.routes import router as media_router
 from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router
@@ -46,6 +47,8 @@ API_ROUTERS: list[APIRouter] = [
     # Outside /api/v1, without a key: the provider sends the person's browser back here.
     connect_callback_router,
     posts_router,
+    # Outside /api/v1, without a key: networks fetch post media from these signed links.
+    media_links_router,
 ]
 
 

@@ -287,12 +287,19 @@ InstanceOption = Annotated[
     typer.Option("--instance", help="mastodon: the instance, e.g. https://mastodon.social."),
 ]
 AccessToken = Annotated[
-    str | None, typer.Option("--access-token", help="mastodon, x: the account's access token.")
+    str | None,
+    typer.Option(
+        "--access-token",
+        help="mastodon, x, and networks connected through OAuth (facebook, instagram, threads, "
+        "...): the account's (long-lived) access token.",
+    ),
 ]
 AccessTokenEnv = Annotated[
     str | None,
     typer.Option(
-        "--access-token-env", help="mastodon, x: read the access token from this variable."
+        "--access-token-env",
+        help="mastodon, x, facebook, instagram, threads, ...: read the access token from this "
+        "variable.",
     ),
 ]
 RefreshToken = Annotated[
@@ -323,9 +330,10 @@ def channels_connect(
     refresh_token_env: RefreshTokenEnv = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Connect a channel; prints its id. Real bluesky, mastodon and x accounts are verified with
-    the network first (nothing is stored if the provider refuses); the sandbox, and any provider
-    with --simulated, need no credentials."""
+    """Connect a channel; prints its id. Real accounts are verified with the network first
+    (nothing is stored if the provider refuses); a token that reaches several accounts (a
+    Facebook user's Pages) connects one channel each and prints `ids` too. The sandbox, and any
+    provider with --simulated, need no credentials."""
     from pressroom.channels.connecting import (
         ConnectRequest,
         SecretOption,
@@ -343,10 +351,16 @@ def channels_connect(
         access_token=SecretOption(access_token, access_token_env),
         refresh_token=SecretOption(refresh_token, refresh_token_env),
     )
-    channel_id = _run(
-        lambda runtime: connect_from_command_line(runtime, _uuid(org, "--org"), request)
-    )
-    _emit(as_json, {"id": str(channel_id)}, f"channel {channel_id}")
+    ids = [
+        str(channel_id)
+        for channel_id in _run(
+            lambda runtime: connect_from_command_line(runtime, _uuid(org, "--org"), request)
+        )
+    ]
+    # One account: {"id"}. A token reaching several (a Facebook user's Pages) connects one
+    # channel each: `id` is still the first, `ids` lists them all in the network's order.
+    printed: dict[str, Any] = {"id": ids[0]} if len(ids) == 1 else {"id": ids[0], "ids": ids}
+    _emit(as_json, printed, f"channel{'s' if len(ids) > 1 else ''} {', '.join(ids)}")
 
 
 @analytics_app.command("import")

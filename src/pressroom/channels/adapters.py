@@ -2,7 +2,8 @@
 
 The provider registry picks the adapter and imports no domain; here the channels domain hands
 it what adapters use: the process's HTTP client and database, the media of the channel's
-organization, and a store for refreshed credentials (which belong to the channel)."""
+organization (its bytes, and signed public links to them for networks that fetch media from a
+URL), and a store for refreshed credentials (which belong to the channel)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 from pressroom.channels.service import store_credentials
 from pressroom.db import unit_of_work
 from pressroom.media import service as media
+from pressroom.media.links import public_url_maker
 from pressroom.providers import registry
 from pressroom.providers.adapter import ChannelContext, MediaItem, ProviderAdapter, Revocation
 from pressroom.providers.bluesky.media import MediaDimensions
@@ -41,6 +43,7 @@ def adapter_services(runtime: Runtime, organization_id: uuid.UUID) -> registry.A
         read_media=_media_reader(runtime),
         media_dimensions=_media_dimensions(runtime, organization_id),
         store_credentials=_credentials_store(runtime),
+        media_url=public_url_maker(runtime, organization_id),
     )
 
 

@@ -1,18 +1,20 @@
-"""Connecting a channel through the provider's OAuth authorization (X with PKCE; Mastodon with
-an app registered on the instance, then PKCE as well).
+"""Connecting channels through the provider's OAuth authorization: X (PKCE), Mastodon (an app
+registered on the instance, then PKCE) and every network in `registry.CONNECTORS` (Facebook,
+Instagram, Threads, ...), whose grants may cover several accounts.
 
-1. startChannelConnection: `prepare` makes a random `state` and a PKCE code verifier (and, for
-   Mastodon, finds or registers the app on the instance) and builds the authorization URL;
-   `record` stores the pending authorization, bound to the organization and the member (and
-   key) who started it, with the state only as a SHA-256 digest and the verifier (and
-   Mastodon's app secret) encrypted with the server key. It lives 10 minutes and serves one
-   callback.
+1. startChannelConnection: `prepare` makes a random `state` and has the provider's step
+   (channels/oauth_grants.py) build the authorization URL and what the callback will need (a
+   PKCE verifier, Mastodon's app secret, whatever a connector's `start` keeps); `record`
+   stores the pending authorization, bound to the organization and the member (and key) who
+   started it, with the state only as a SHA-256 digest and those secrets encrypted with the
+   server key. It lives 10 minutes and serves one callback.
 2. The provider sends the person's browser to `/connect/{provider}/callback?code=&state=`.
    `claim` finds the pending authorization by the state's digest and marks it used (a
    conditional update: of two callbacks with one state, one wins), in a transaction of its own.
-3. `exchange` trades the code for tokens and reads the account, outside any transaction.
-4. `complete` creates the channel (emitting channel.connected.v1) with the credentials stored
-   encrypted; the caller appends the audit entry in the same transaction.
+3. `exchange` trades the code for the granted accounts' credentials, outside any transaction.
+4. `complete` creates one channel per account (each emitting channel.connected.v1) with the
+   credentials stored encrypted, in one transaction; the caller appends the audit entries in
+   the same transaction.
 
 No token, verifier or client secret ever reaches a response, a log line or the ledger; the
 state is shown once, in the start's own response (and the authorization URL).
@@ -27,35 +29,29 @@ import secrets
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
-from pressroom.channels import repository
+from pressroom.channels import oauth_grants, repository
 from pressroom.channels import service as channels
 from pressroom.channels.models import Channel, ChannelAuthorization
 from pressroom.config import Settings
-from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
-from pressroom.providers import x as x_oauth
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.http import safe_detail
 from pressroom.providers.mastodon import oauth as mastodon_oauth
-from pressroom.providers.mastodon.oauth import MastodonApp
-from pressroom.providers.registry import configured_providers, x_app
-from pressroom.providers.x.oauth import new_code_verifier
+from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
 
 AUTHORIZATION_LIFETIME = timedelta(minutes=10)
 # Pending authorizations are deleted this long after they expired (until then an old state
 # is answered "expired" rather than "unknown").
 KEEP_EXPIRED = timedelta(days=1)
-# Providers whose channels are connected through OAuth here.
-OAUTH_PROVIDERS = ("mastodon", "x")
 # How other providers are connected, for the 400 that says so.
 OTHER_WAYS = {
     "bluesky": "bluesky connects with an app password: "
@@ -74,7 +70,7 @@ class StartedAuthorization:
 
 @dataclass(frozen=True)
 class ClaimedAuthorization:
-    """A pending authorization taken by its callback, with its secrets decrypted."""
+    """A pending authorization taken by its callback, with what its start kept decrypted."""
 
     id: uuid.UUID
     organization_id: uuid.UUID
@@ -85,20 +81,7 @@ class ClaimedAuthorization:
     name: str
     instance: str | None
     return_url: str | None
-    code_verifier: str = field(repr=False)
-    mastodon_client_id: str | None = None
-    mastodon_client_secret: str | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class ConnectedAccount:
-    credentials: dict[str, Any] = field(repr=False)
-    handle: str | None
-
-
-def callback_url(settings: Settings, provider: str) -> str:
-    """The redirect URI registered with the provider (PRESSROOM_PUBLIC_URL + the callback)."""
-    return f"{settings.public_url}/connect/{provider}/callback"
+    kept: dict[str, str] = field(repr=False)
 
 
 def state_digest(state: str) -> str:
@@ -106,16 +89,18 @@ def state_digest(state: str) -> str:
 
 
 def check_provider(provider: str, settings: Settings) -> None:
-    """404 for an unknown provider; 400 for one that is not connected through OAuth here."""
+    """404 for an unknown provider; 400 for one that is not connected through OAuth here, or
+    not configured in this deployment (naming the settings it lacks)."""
     if provider not in PROVIDER_IDS:
         raise PressroomError("not_found", detail=f"No provider {provider!r}.")
-    if provider not in OAUTH_PROVIDERS:
+    if not oauth_grants.connected_through_oauth(provider):
         reason = OTHER_WAYS.get(
             provider, f"{provider} cannot be connected in this deployment yet (no adapter for it)"
         )
         raise field_error("provider", "unsupported", reason)
     if provider not in configured_providers(settings):
-        raise field_error("provider", "not_configured", channels.not_configured_reason(provider))
+        reason = channels.not_configured_reason(provider, settings)
+        raise field_error("provider", "not_configured", reason)
 
 
 @dataclass(frozen=True)
@@ -143,41 +128,14 @@ async def prepare(
     """Check the request and build the provider's authorization URL. For Mastodon, the app is
     looked up, or registered on the instance, in transactions of its own (a registration is
     kept even if the request then fails); call this before the request's transaction begins."""
-    settings = runtime.settings
-    check_provider(provider, settings)
+    check_provider(provider, runtime.settings)
     errors = _check_start(provider, name, instance, return_url)
     if errors:
         raise validation_error(errors)
-    redirect_uri = callback_url(settings, provider)
     state = secrets.token_urlsafe(32)
-    if provider == "x":
-        app = x_app(settings, redirect_uri=redirect_uri)
-        assert app is not None  # check_provider: x is configured
-        pending = x_oauth.start_authorization(app, state=state)
-        return PreparedAuthorization(
-            provider,
-            name.strip(),
-            None,
-            return_url,
-            pending.url,
-            state,
-            {"codeVerifier": pending.code_verifier},
-        )
-    base_url = mastodon_oauth.check_instance_url(instance or "")
-    mastodon_app = await _mastodon_app(runtime, base_url, redirect_uri)
-    verifier = new_code_verifier()
+    started = await oauth_grants.start(runtime, provider, state, instance)
     return PreparedAuthorization(
-        provider,
-        name.strip(),
-        base_url,
-        return_url,
-        mastodon_oauth.authorization_url(mastodon_app, state, verifier),
-        state,
-        {
-            "codeVerifier": verifier,
-            "clientId": mastodon_app.client_id,
-            "clientSecret": mastodon_app.client_secret,
-        },
+        provider, name.strip(), started.instance, return_url, started.url, state, started.secret
     )
 
 
@@ -259,41 +217,6 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-async def _mastodon_app(runtime: Runtime, base_url: str, redirect_uri: str) -> MastodonApp:
-    async with unit_of_work(runtime.sessions) as session:
-        stored = await repository.find_mastodon_app(session, base_url, redirect_uri)
-        if stored is not None:
-            return MastodonApp(
-                base_url,
-                redirect_uri,
-                stored.client_id,
-                runtime.box.decrypt(stored.client_secret_encrypted),
-            )
-    try:
-        registered = await mastodon_oauth.register_app(
-            runtime.provider_http, base_url, redirect_uri
-        )
-    except ProviderError as error:
-        raise field_error(
-            "instance", "unreachable", f"{base_url} could not register Pressroom: {error.message}"
-        ) from None
-    async with unit_of_work(runtime.sessions) as session:
-        kept = await repository.keep_mastodon_app(
-            session,
-            base_url=base_url,
-            redirect_uri=redirect_uri,
-            client_id=registered.client_id,
-            client_secret_encrypted=runtime.box.encrypt(registered.client_secret),
-            now=utcnow(),
-        )
-        return MastodonApp(
-            base_url,
-            redirect_uri,
-            kept.client_id,
-            runtime.box.decrypt(kept.client_secret_encrypted),
-        )
-
-
 async def claim(
     session: AsyncSession, runtime: Runtime, provider: str, state: str | None
 ) -> ClaimedAuthorization:
@@ -326,7 +249,7 @@ async def claim(
             "already_used",
             "this connection was already completed or refused; start the connection again",
         )
-    secret = json.loads(runtime.box.decrypt(row.secret_encrypted))
+    secret: dict[str, str] = json.loads(runtime.box.decrypt(row.secret_encrypted))
     return ClaimedAuthorization(
         id=row.id,
         organization_id=row.organization_id,
@@ -337,9 +260,7 @@ async def claim(
         name=row.name,
         instance=row.instance,
         return_url=row.return_url,
-        code_verifier=secret["codeVerifier"],
-        mastodon_client_id=secret.get("clientId"),
-        mastodon_client_secret=secret.get("clientSecret"),
+        kept=secret,
     )
 
 
@@ -359,60 +280,45 @@ def refused_by_provider(error: str, description: str | None) -> PressroomError:
 
 async def exchange(
     runtime: Runtime, authorization: ClaimedAuthorization, code: str | None
-) -> ConnectedAccount:
-    """Trade the callback's code for the account's credentials (network; no transaction)."""
+) -> list[ConnectedAccount]:
+    """Trade the callback's code for the granted accounts' credentials (network; no
+    transaction). 400 on `code` when the provider refuses it or grants no account."""
     if not code:
         raise field_error("code", "required", "the callback carries no authorization code")
-    settings = runtime.settings
-    redirect_uri = callback_url(settings, authorization.provider)
+    provider = authorization.provider
     try:
-        if authorization.provider == "x":
-            app = x_app(settings, redirect_uri=redirect_uri)
-            if app is None:
-                raise field_error(
-                    "provider",
-                    "not_configured",
-                    channels.not_configured_reason(authorization.provider),
-                )
-            credentials = await x_oauth.exchange_code(
-                app, code, authorization.code_verifier, http=runtime.provider_http
-            )
-            username = credentials.get("username")
-            return ConnectedAccount(credentials, f"@{username}" if username else None)
-        assert authorization.instance is not None
-        assert authorization.mastodon_client_id and authorization.mastodon_client_secret
-        app_ = MastodonApp(
-            authorization.instance,
-            redirect_uri,
-            authorization.mastodon_client_id,
-            authorization.mastodon_client_secret,
+        accounts = await oauth_grants.exchange(
+            runtime, provider, code, authorization.kept, authorization.instance
         )
-        credentials, handle = await mastodon_oauth.exchange_code(
-            runtime.provider_http, app_, code, authorization.code_verifier
-        )
-        return ConnectedAccount(credentials, handle)
     except ProviderError as error:
         raise field_error(
             "code",
             "rejected" if error.code == "auth_expired" else "provider_failed",
-            f"{authorization.provider} did not complete the connection: {error.message}",
+            f"{provider} did not complete the connection: {error.message}",
         ) from None
+    if not accounts:
+        raise field_error(
+            "code",
+            "no_account",
+            f"{provider} granted access to no account; start the connection again and select "
+            "the account(s) to connect",
+        )
+    return accounts
 
 
 async def complete(
     session: AsyncSession,
     runtime: Runtime,
     authorization: ClaimedAuthorization,
-    account: ConnectedAccount,
-) -> Channel:
-    """Create the channel with the account's credentials (encrypted) and emit
-    channel.connected.v1."""
-    return await channels.connect(
+    accounts: list[ConnectedAccount],
+) -> list[Channel]:
+    """Create one channel per granted account, with its credentials (encrypted), each
+    emitting channel.connected.v1."""
+    return await channels.connect_accounts(
         session,
         runtime,
         organization_id=authorization.organization_id,
         provider=authorization.provider,
         name=authorization.name,
-        handle=account.handle,
-        credentials=account.credentials,
+        accounts=accounts,
     )

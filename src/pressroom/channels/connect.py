@@ -1,4 +1,4 @@
-"""POST /api/v1/connect/{provider} and GET /connect/{provider}/callback: connecting a channel
+"""POST /api/v1/connect/{provider} and GET /connect/{provider}/callback: connecting channels
 through the provider's OAuth authorization (see channels/authorization.py).
 
 The callback is outside /api/v1 and takes no API key: the person's browser comes back to it
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Sequence
 from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -22,7 +23,7 @@ from pressroom.audit.service import Actor
 from pressroom.channels import authorization
 from pressroom.channels import service as channels
 from pressroom.channels.authorization import ClaimedAuthorization
-from pressroom.channels.schemas import Channel, ConnectionStart, ConnectionStarted
+from pressroom.channels.schemas import Channel, ChannelBatch, ConnectionStart, ConnectionStarted
 from pressroom.db import unit_of_work
 from pressroom.http.access import ChannelsWrite
 from pressroom.http.openapi import error_responses
@@ -30,29 +31,35 @@ from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, UnitOfWork
 from pressroom.kit.errors import PressroomError, field_error
 from pressroom.kit.schema import format_utc
 from pressroom.providers.declarations import PROVIDER_IDS
+from pressroom.providers.registry import CONNECTORS
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+# The networks connected through their OAuth connectors in this build, for the documentation.
+_CONNECTED = ", ".join(f"`{provider}`" for provider in sorted(CONNECTORS)) or "none in this build"
 
 ProviderPath = Annotated[
     str,
     Path(
         alias="provider",
         max_length=32,
-        description="The provider id: `x` or `mastodon` (Bluesky connects with an app password "
-        "on the command line; other providers are not connected through OAuth here).",
+        description="The provider id: `x`, `mastodon`, or a network with an OAuth connector "
+        f"({_CONNECTED}). Bluesky connects with an app password on the command line; other "
+        "providers are not connected through OAuth here.",
     ),
 ]
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Channels"])
 callback_router = APIRouter(tags=["Channels"])
 
-_START_DESCRIPTION = """\
+_START_DESCRIPTION = f"""\
 Scope `channels:write`. Starts connecting a channel through the provider's OAuth
 authorization and answers where to send the person: open `authorizationUrl` in their browser.
 After they authorize Pressroom the provider sends the browser to
-`GET /connect/{provider}/callback`, which creates the channel (emitting
-`channel.connected.v1`) and writes the audit entry in the name of the member who started it.
+`GET /connect/{{provider}}/callback`, which creates the channel (one per account the person
+granted; emitting `channel.connected.v1` for each) and writes the audit entry in the name of
+the member who started it.
 
 - `x`: OAuth 2.0 Authorization Code with PKCE (S256), scopes `tweet.read tweet.write
   users.read media.write offline.access`. Needs the deployment's X app
@@ -64,16 +71,24 @@ After they authorize Pressroom the provider sends the browser to
   `/oauth/authorize` with scopes `read:accounts read:statuses write:media write:statuses` and a
   PKCE challenge. An instance that cannot be reached or is not a Mastodon server is a 400 on
   `instance`.
+- Networks with an OAuth connector ({_CONNECTED}): the network's own authorization page
+  with the deployment's app there, `PRESSROOM_{{PROVIDER}}_CLIENT_ID` and
+  `PRESSROOM_{{PROVIDER}}_CLIENT_SECRET` (e.g. `PRESSROOM_FACEBOOK_CLIENT_ID`), and the scopes
+  publishing and reading metrics need; the callback's code is exchanged for long-lived tokens.
+  Without both settings this is a 400 (`provider`, `not_configured`) whose message names the
+  missing ones, and `configured` is false in the provider's declaration. One authorization may
+  grant several accounts (the Facebook Pages the person selects): each becomes a channel.
 - Other providers: `bluesky` connects with an app password on the command line
   (`pressroom channels connect bluesky`), the others are not supported here: 400 on `provider`.
   An unknown provider id is 404.
 
-The provider must have `{PRESSROOM_PUBLIC_URL}/connect/{provider}/callback` registered as the
-redirect URI. The authorization is single use and expires after 10 minutes (`expiresAt`); the
-PKCE verifier and Mastodon's client secret are stored encrypted, the `state` only as a digest,
-and none of them is ever logged or audited. The response is not cacheable
-(`Cache-Control: no-store`). This operation takes no `Idempotency-Key` (like every operation
-the specification does not list); starting again simply makes a new authorization.
+The provider must have `{{PRESSROOM_PUBLIC_URL}}/connect/{{provider}}/callback` registered as the
+redirect URI. The authorization is single use and expires after 10 minutes (`expiresAt`); what
+the callback will need (the PKCE verifier, Mastodon's client secret, a connector's own values)
+is stored encrypted, the `state` only as a digest, and none of them is ever logged or audited.
+The response is not cacheable (`Cache-Control: no-store`). This operation takes no
+`Idempotency-Key` (like every operation the specification does not list); starting again
+simply makes a new authorization.
 """
 
 _CALLBACK_DESCRIPTION = """\
@@ -81,20 +96,29 @@ No API key: the person's browser arrives here from the provider, and the single-
 authenticates the request (requests are rate limited per client address). The state is taken
 first, so it never serves twice, whatever happens next.
 
-- With `code`: the code is exchanged for the account's tokens (X: `POST /2/oauth2/token` with
-  the PKCE verifier, then `GET /2/users/me`; Mastodon: `POST /oauth/token`, then
-  `verify_credentials`), the channel is created with the tokens stored encrypted, and
-  `channel.connected.v1` is emitted. The answer is the channel (the `getChannel` form) as JSON,
-  or a short HTML page when the browser asks for `text/html`; when the connection was started
-  with `redirectUri`, a `303 See Other` to it with `channelId` added to its query instead.
+- With `code`: the code is exchanged for the granted accounts' tokens (X: `POST
+  /2/oauth2/token` with the PKCE verifier, then `GET /2/users/me`; Mastodon: `POST
+  /oauth/token`, then `verify_credentials`; other networks: their connector's exchange for
+  long-lived tokens), one channel is created per account with its tokens stored encrypted, all
+  in one transaction, and `channel.connected.v1` is emitted for each. The answer:
+  - one account (X, Mastodon, and most grants): the channel (the `getChannel` form) as JSON;
+  - several accounts (e.g. the Facebook Pages the person selected): `{"items": [channel, ...]}`
+    in the provider's order, the form `uploadMedia` answers for several objects one request
+    made; the channels are named `"{name}: {account}"` (the account's name at the network);
+  - for a browser asking for `text/html`, a short page listing every channel;
+  - when the connection was started with `redirectUri`, a `303 See Other` to it instead, with
+    one `channelId` query parameter per channel, in the same order.
 - With `error` (e.g. `access_denied`: the person declined): 400 naming the provider's error
   (field `error`); nothing is created.
 - A missing, unknown, expired or already used `state`: 400 (field `state`, code `required`,
-  `unknown`, `expired` or `already_used`). A code the provider refuses: 400 (field `code`).
+  `unknown`, `expired` or `already_used`). A code the provider refuses: 400 (field `code`); a
+  grant of no account: 400 (field `code`, code `no_account`). A provider whose app settings
+  were removed since the start: 400 (field `provider`, code `not_configured`).
 
 An audit entry (operation `completeChannelConnection`) is written for the member who started
-the connection, whatever its outcome once the state was recognised; it never holds the code,
-the state or a token.
+the connection: one per channel created (several share the request id and list
+`channelIds`), or one for the connection when it failed once the state was recognised; it
+never holds the code, the state or a token.
 """
 
 
@@ -161,12 +185,13 @@ def _callback_responses() -> dict[int | str, dict[str, Any]]:
     errors = error_responses()
     return {
         200: {
-            "description": "The channel, connected (JSON, or an HTML page for browsers).",
+            "description": "The channel connected (`Channel`), or every channel when the grant "
+            "covered several accounts (`ChannelBatch`); an HTML page for browsers.",
             "content": {"text/html": {"schema": {"type": "string"}}},
         },
         303: {
             "description": "The connection was started with `redirectUri`: the browser is sent "
-            "there, with `channelId` added to its query.",
+            "there, with one `channelId` query parameter per channel added to its query.",
             "headers": {"Location": {"schema": {"type": "string"}}},
         },
         **{status: errors[status] for status in (400, 404, 429, 500)},
@@ -177,7 +202,7 @@ def _callback_responses() -> dict[int | str, dict[str, Any]]:
     "/connect/{provider}/callback",
     summary="Complete a channel connection: the provider's redirect back.",
     operation_id="completeChannelConnection",
-    response_model=Channel,
+    response_model=Channel | ChannelBatch,
     status_code=200,
     responses=_callback_responses(),
     description=_CALLBACK_DESCRIPTION,
@@ -212,23 +237,27 @@ async def complete_channel_connection(
     try:
         if error:
             raise authorization.refused_by_provider(error, error_description)
-        account = await authorization.exchange(runtime, claimed, code)
+        accounts = await authorization.exchange(runtime, claimed, code)
         async with unit_of_work(runtime.sessions) as session:
             try:
-                channel = await authorization.complete(session, runtime, claimed, account)
+                made = await authorization.complete(session, runtime, claimed, accounts)
             except ValueError as exc:
                 raise field_error("provider", "not_configured", str(exc)) from None
             status = 303 if claimed.return_url else 200
-            await _audit(session, request, claimed, status, channel_id=str(channel.id))
-        shown = channels.to_schema(channel)
+            ids = [str(channel.id) for channel in made]
+            for channel_id in ids:
+                await _audit(session, request, claimed, status, channel_ids=ids, of=channel_id)
+        shown = [channels.to_schema(channel) for channel in made]
     except PressroomError as problem:
         await _audit_failure(runtime, request, claimed, problem)
         raise
     if claimed.return_url:
-        return RedirectResponse(_with_channel_id(claimed.return_url, str(shown.id)), 303)
+        return RedirectResponse(_with_channel_ids(claimed.return_url, ids), 303)
     if "text/html" in request.headers.get("accept", ""):
         return HTMLResponse(_confirmation_page(shown))
-    return JSONResponse(shown.model_dump(mode="json", by_alias=True))
+    if len(shown) == 1:
+        return JSONResponse(shown[0].model_dump(mode="json", by_alias=True))
+    return JSONResponse(ChannelBatch(items=shown).model_dump(mode="json", by_alias=True))
 
 
 async def _audit(
@@ -237,9 +266,11 @@ async def _audit(
     claimed: ClaimedAuthorization,
     status: int,
     *,
-    channel_id: str | None = None,
+    channel_ids: Sequence[str] = (),
+    of: str | None = None,
     error: str | None = None,
 ) -> None:
+    """The entry of channel `of` (one of the grant's `channel_ids`), or of the connection."""
     changes: dict[str, Any] = {
         "provider": claimed.provider,
         "name": claimed.name,
@@ -247,6 +278,8 @@ async def _audit(
     }
     if claimed.instance:
         changes["instance"] = claimed.instance
+    if len(channel_ids) > 1:
+        changes["channelIds"] = list(channel_ids)
     if error:
         changes["error"] = error
     await audit.append(
@@ -259,8 +292,8 @@ async def _audit(
         ),
         operation_id="completeChannelConnection",
         outcome_status=status,
-        resource_type="channel" if channel_id else "channelConnection",
-        resource_id=channel_id or str(claimed.id),
+        resource_type="channel" if of else "channelConnection",
+        resource_id=of or str(claimed.id),
         request_id=request.state.request_id,
         changes=changes,
     )
@@ -278,17 +311,22 @@ async def _audit_failure(
         log.exception("could not audit a failed channel connection")
 
 
-def _with_channel_id(url: str, channel_id: str) -> str:
+def _with_channel_ids(url: str, channel_ids: Sequence[str]) -> str:
     parts = urlsplit(url)
-    query = [*parse_qsl(parts.query, keep_blank_values=True), ("channelId", channel_id)]
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    query += [("channelId", channel_id) for channel_id in channel_ids]
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def _confirmation_page(channel: Channel) -> str:
-    who = html.escape(channel.handle or channel.name)
+def _confirmation_page(shown: Sequence[Channel]) -> str:
+    items = "".join(
+        f"<li>{html.escape(channel.provider)} account "
+        f"{html.escape(channel.handle or channel.name)} is connected as channel "
+        f"<code>{channel.id}</code> ({html.escape(channel.name)})</li>"
+        for channel in shown
+    )
+    heading = "Channel connected" if len(shown) == 1 else f"{len(shown)} channels connected"
     return (
-        "<!doctype html><meta charset=utf-8><title>Channel connected</title>"
-        f"<h1>Channel connected</h1><p>{html.escape(channel.provider)} account {who} is "
-        f"connected as channel <code>{channel.id}</code> "
-        f"({html.escape(channel.name)}). You can close this window.</p>"
+        f"<!doctype html><meta charset=utf-8><title>{heading}</title>"
+        f"<h1>{heading}</h1><ul>{items}</ul><p>You can close this window.</p>"
     )

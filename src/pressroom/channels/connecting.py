@@ -3,7 +3,9 @@
 A real account's credentials are checked with the network first (channels/verification.py),
 outside any transaction, so a wrong app password or a revoked token stores nothing; the channel,
 its credentials (encrypted with the server key) and the audit entry are then written in one unit
-of work. The sandbox, and any provider with `--simulated`, take no credentials.
+of work. A token that gives access to several accounts (a Facebook user's Pages) connects one
+channel per account, all in that unit of work. The sandbox, and any provider with
+`--simulated`, take no credentials.
 
 Secrets arrive as options or, to keep them out of shell history and process listings, as the
 names of environment variables holding them (`--access-token-env VAR`). They go to the provider
@@ -14,14 +16,16 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pressroom.audit import service as audit
 from pressroom.channels import service, verification
 from pressroom.channels.models import Channel
+from pressroom.config import Settings
 from pressroom.db import unit_of_work
+from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
@@ -85,44 +89,60 @@ class ConnectRequest:
 
 async def connect_from_command_line(
     runtime: Runtime, organization_id: uuid.UUID, request: ConnectRequest
-) -> uuid.UUID:
-    """Connect the channel and append its `cli.channels.connect` audit entry; its id.
-    ValueError for options the person must fix or credentials the provider refused,
-    LookupError for an unknown organization."""
+) -> list[uuid.UUID]:
+    """Connect the channel (one per account the credentials give access to) and append a
+    `cli.channels.connect` audit entry per channel; their ids. ValueError for options the
+    person must fix or credentials the provider refused, LookupError for an unknown
+    organization."""
     configured = configured_providers(runtime.settings)
-    options = _provider_options(request, configured)
+    options = _provider_options(request, configured, runtime.settings)
     async with unit_of_work(runtime.sessions) as session:
         await tenant.require_organization(session, organization_id)
-    account = None
+    accounts: list[ConnectedAccount] | None = None
     if options is not None:
         # The network is asked outside any transaction; nothing is stored if it says no.
         try:
-            account = await verification.verify(
+            accounts = await verification.verify(
                 request.provider, options, settings=runtime.settings, http=runtime.provider_http
             )
         except verification.VerificationFailed as exc:
             raise ValueError(str(exc)) from None
     async with unit_of_work(runtime.sessions) as session:
-        channel = await service.connect(
-            session,
-            runtime,
-            organization_id=organization_id,
-            provider=request.provider,
-            name=request.name,
-            handle=account.handle if account is not None else request.handle,
-            simulated=request.simulated,
-            credentials=account.credentials if account is not None else None,
-            configured=configured,
-        )
-        changes = _audited_changes(request, channel, account)
-        await audit.append_command_line(
-            session, organization_id, "cli.channels.connect", "channel", channel.id, changes
-        )
-        return channel.id
+        if accounts is None:
+            made = [
+                await service.connect(
+                    session,
+                    runtime,
+                    organization_id=organization_id,
+                    provider=request.provider,
+                    name=request.name,
+                    handle=request.handle,
+                    simulated=request.simulated,
+                    configured=configured,
+                )
+            ]
+        else:
+            made = await service.connect_accounts(
+                session,
+                runtime,
+                organization_id=organization_id,
+                provider=request.provider,
+                name=request.name,
+                accounts=accounts,
+                configured=configured,
+            )
+        ids = [channel.id for channel in made]
+        verified: list[ConnectedAccount | None] = [None] if accounts is None else [*accounts]
+        for channel, account in zip(made, verified, strict=True):
+            changes = _audited_changes(request, channel, account, ids)
+            await audit.append_command_line(
+                session, organization_id, "cli.channels.connect", "channel", channel.id, changes
+            )
+        return ids
 
 
 def _provider_options(
-    request: ConnectRequest, configured: Collection[str]
+    request: ConnectRequest, configured: Collection[str], settings: Settings
 ) -> verification.ProviderOptions | None:
     """What to verify a real account with (secrets read from the environment where asked);
     None for the sandbox and simulated channels."""
@@ -137,8 +157,8 @@ def _provider_options(
     if provider not in PROVIDER_IDS:
         raise ValueError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
     if provider not in configured:
-        raise ValueError(service.not_configured_reason(provider))
-    accepted = verification.PROVIDER_OPTIONS.get(provider, ())
+        raise ValueError(service.not_configured_reason(provider, settings))
+    accepted = verification.accepted_options(provider)
     stray = [option for option in request.given() if option not in accepted]
     if stray:
         takes = ", ".join(accepted) or "no credential options"
@@ -154,14 +174,19 @@ def _provider_options(
 
 
 def _audited_changes(
-    request: ConnectRequest, channel: Channel, account: verification.VerifiedAccount | None
+    request: ConnectRequest,
+    channel: Channel,
+    account: ConnectedAccount | None,
+    ids: Sequence[uuid.UUID],
 ) -> dict[str, Any]:
     changes: dict[str, Any] = {
         "provider": request.provider,
-        "name": request.name,
+        "name": channel.name,
         "handle": channel.handle,
         "simulated": request.simulated,
     }
+    if len(ids) > 1:
+        changes["channelIds"] = [str(channel_id) for channel_id in ids]
     if account is not None:
         # What was verified, never the secrets themselves.
         changes["verified"] = True

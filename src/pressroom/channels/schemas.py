@@ -88,3 +88,12 @@ class ConnectionStarted(APIModel):
     expires_at: UTCDatetime = Field(
         description="The authorization must be completed before this time (10 minutes)."
     )
+
+
+class ChannelBatch(APIModel):
+    """The channels one authorization connected, when it granted several accounts."""
+
+    items: list[Channel] = Field(
+        description="One channel per account, in the order the provider listed them (the "
+        "`getChannel` form)."
+    )

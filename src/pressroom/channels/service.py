@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,13 +16,15 @@ from pressroom.channels import repository
 from pressroom.channels.models import Channel
 from pressroom.channels.schemas import Channel as ChannelOut
 from pressroom.channels.schemas import ChannelHealth
+from pressroom.config import Settings
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import not_found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.connection import ConnectedAccount, missing_app_settings
 from pressroom.providers.declarations import PROVIDER_IDS
-from pressroom.providers.registry import configured_providers, revoked_at_provider
+from pressroom.providers.registry import CONNECTORS, configured_providers, revoked_at_provider
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import emit
 
@@ -121,13 +123,64 @@ async def connect(
     return channel
 
 
-def not_configured_reason(provider: str) -> str:
-    """Why a real channel of `provider` cannot be connected in this deployment."""
+async def connect_accounts(
+    session: AsyncSession,
+    runtime: Runtime,
+    *,
+    organization_id: uuid.UUID,
+    provider: str,
+    name: str,
+    accounts: Sequence[ConnectedAccount],
+    configured: Collection[str] | None = None,
+) -> list[Channel]:
+    """Connect one channel per account a grant (or an operator's token) gives access to, named
+    by `channel_names`, each emitting channel.connected.v1. ValueError as `connect`."""
+    return [
+        await connect(
+            session,
+            runtime,
+            organization_id=organization_id,
+            provider=provider,
+            name=channel_name,
+            handle=account.handle,
+            credentials=account.credentials,
+            configured=configured,
+        )
+        for channel_name, account in zip(channel_names(name, accounts), accounts, strict=True)
+    ]
+
+
+def channel_names(name: str, accounts: Sequence[ConnectedAccount]) -> list[str]:
+    """The requested name for a single account; for several (the Facebook Pages of one grant),
+    `"{name}: {account}"`, the account named by its `account_name`, else its handle, else its
+    position, so the channels can be told apart. Cut to fit MAX_NAME_LENGTH."""
+    name = name.strip()
+    if len(accounts) == 1:
+        return [name]
+    names = []
+    for position, account in enumerate(accounts, start=1):
+        label = (account.account_name or account.handle or "").strip() or f"#{position}"
+        label = label[: MAX_NAME_LENGTH // 2]
+        names.append(f"{name[: MAX_NAME_LENGTH - len(label) - 2].rstrip()}: {label}")
+    return names
+
+
+def not_configured_reason(provider: str, settings: Settings | None = None) -> str:
+    """Why a real channel of `provider` cannot be connected in this deployment (naming the
+    settings it lacks when `settings` are given)."""
     if provider == "x":
         return (
             "x is not configured in this deployment: set PRESSROOM_X_CLIENT_ID (and, for a "
             "confidential client, PRESSROOM_X_CLIENT_SECRET) to the X app's OAuth 2.0 client; "
             "or connect it with --simulated to stage posts through the sandbox simulator"
+        )
+    missing = missing_app_settings(settings, provider) if settings is not None else []
+    if provider in CONNECTORS and missing:
+        return (
+            f"{provider} is not configured in this deployment: {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not set (the {provider} app's client id "
+            "and secret); or connect it with --simulated to stage posts through the sandbox "
+            "simulator"
         )
     return (
         f"{provider} is not configured in this deployment (no adapter for it yet); "

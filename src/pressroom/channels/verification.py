@@ -8,6 +8,9 @@ publish hours later.
   the account's id and `@user@instance` handle are kept.
 - X: `GET /2/users/me` with the OAuth 2.0 user access token (refreshed once with the refresh
   token if X refuses it and the deployment's X app is configured).
+- Every network in `registry.CONNECTORS` (Facebook, Instagram, Threads, ...): its connector's
+  `from_token` with an operator's existing long-lived access token; a token may give access to
+  several accounts (a Facebook user's Pages), each of which becomes a channel.
 
 Nothing here touches the database: the caller verifies first, outside any transaction, then
 stores the result through `channels.service.connect`.
@@ -16,23 +19,32 @@ stores the result through `channels.service.connect`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 
 from pressroom.config import Settings
 from pressroom.providers import bluesky, x
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import ConnectedAccount, OAuthConnector, oauth_app
 from pressroom.providers.mastodon import adapter as mastodon
 from pressroom.providers.mastodon.oauth import check_instance_url
-from pressroom.providers.registry import x_app
+from pressroom.providers.registry import CONNECTORS, x_app
 
-# Providers connected on the command line with credentials, and the options each takes.
+# Providers connected on the command line with credentials, and the options each takes;
+# every provider in registry.CONNECTORS also takes an access token (`accepted_options`).
 PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {
     "bluesky": ("--handle", "--app-password", "--service"),
     "mastodon": ("--instance", "--access-token"),
     "x": ("--access-token", "--refresh-token"),
 }
+CONNECTOR_OPTIONS = ("--access-token",)
+
+
+def accepted_options(provider: str) -> tuple[str, ...]:
+    """The credential options `provider` takes on the command line (none: not connected so)."""
+    if provider in PROVIDER_OPTIONS:
+        return PROVIDER_OPTIONS[provider]
+    return CONNECTOR_OPTIONS if provider in CONNECTORS else ()
 
 
 @dataclass(frozen=True)
@@ -48,15 +60,6 @@ class ProviderOptions:
     refresh_token: str | None = field(default=None, repr=False)
 
 
-@dataclass(frozen=True)
-class VerifiedAccount:
-    """Credentials the provider accepted (stored encrypted, never shown) and the account's
-    handle for the channel."""
-
-    credentials: dict[str, Any] = field(repr=False)
-    handle: str | None
-
-
 class VerificationFailed(Exception):
     """The provider refused the credentials, or could not be asked; the message says what to
     do and never quotes a secret."""
@@ -64,22 +67,46 @@ class VerificationFailed(Exception):
 
 async def verify(
     provider: str, options: ProviderOptions, *, settings: Settings, http: httpx.AsyncClient
-) -> VerifiedAccount:
-    """Check `options` with `provider` now. ValueError for missing or malformed options,
+) -> list[ConnectedAccount]:
+    """Check `options` with `provider` now: the accounts they give access to (one, except for
+    connectors whose tokens reach several). ValueError for missing or malformed options,
     VerificationFailed when the provider says no."""
     try:
         if provider == "bluesky":
-            return await _bluesky(options, http)
+            return [await _bluesky(options, http)]
         if provider == "mastodon":
-            return await _mastodon(options, http)
+            return [await _mastodon(options, http)]
         if provider == "x":
-            return await _x(options, settings, http)
+            return [await _x(options, settings, http)]
+        connector = CONNECTORS.get(provider)
+        if connector is not None:
+            return await _from_token(connector, options, settings, http)
     except ProviderError as error:
         raise VerificationFailed(_explain(provider, error)) from None
     raise ValueError(f"{provider} channels are not connected with credentials")
 
 
-async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> VerifiedAccount:
+async def _from_token(
+    connector: OAuthConnector,
+    options: ProviderOptions,
+    settings: Settings,
+    http: httpx.AsyncClient,
+) -> list[ConnectedAccount]:
+    provider = connector.provider
+    if not options.access_token:
+        raise ValueError(
+            f"{provider} needs a long-lived access token: --access-token-env VAR (or "
+            "--access-token)"
+        )
+    accounts = await connector.from_token(oauth_app(settings, provider), options.access_token, http)
+    if not accounts:
+        raise VerificationFailed(
+            f"{provider} accepted the access token, but it gives access to no account to connect"
+        )
+    return accounts
+
+
+async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> ConnectedAccount:
     if not options.handle:
         raise ValueError("bluesky needs --handle (the account's handle, DID or email)")
     if not options.app_password:
@@ -91,10 +118,10 @@ async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> Verifie
         options.handle, options.app_password, options.service or bluesky.DEFAULT_SERVICE, http=http
     )
     handle = credentials.get("handle") or credentials.get("identifier")
-    return VerifiedAccount(credentials, f"@{handle}" if handle else None)
+    return ConnectedAccount(credentials, f"@{handle}" if handle else None)
 
 
-async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> VerifiedAccount:
+async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> ConnectedAccount:
     if not options.instance:
         raise ValueError("mastodon needs --instance (e.g. https://mastodon.social)")
     if not options.access_token:
@@ -106,12 +133,12 @@ async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> Verifi
     credentials, handle = await mastodon.verify_credentials(
         base_url, options.access_token, http=http
     )
-    return VerifiedAccount(credentials, handle)
+    return ConnectedAccount(credentials, handle)
 
 
 async def _x(
     options: ProviderOptions, settings: Settings, http: httpx.AsyncClient
-) -> VerifiedAccount:
+) -> ConnectedAccount:
     if not options.access_token:
         raise ValueError(
             "x needs an OAuth 2.0 user access token: --access-token-env VAR (or --access-token), "
@@ -119,7 +146,7 @@ async def _x(
         )
     credentials = x.credentials_from_cli_options(options.access_token, options.refresh_token)
     verified, handle = await x.verify_credentials(credentials, app=x_app(settings), http=http)
-    return VerifiedAccount(verified, handle)
+    return ConnectedAccount(verified, handle)
 
 
 def _explain(provider: str, error: ProviderError) -> str:

@@ -120,7 +120,9 @@ wrong method a 405 `method_not_allowed`, both as problem+json; requests without 
 documentation pages are counted per client address under the same policy as keys. A query
 parameter an operation does not take is a 400 `validation_failed` naming it (code
 `unknown_parameter`), like an unknown body field: a misspelt filter never silently widens a
-read.
+read. The signed media links Pressroom hands to networks that fetch a post's media from a URL
+(`GET`/`HEAD /media-links/{token}`: no key, expiring, 404 once expired or altered) are not
+operations of this API and are not listed here.
 """
 
 

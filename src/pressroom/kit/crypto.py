@@ -38,13 +38,15 @@ def load_or_create_server_key(configured: str | None, data_dir: Path) -> str:
 class SecretBox:
     """Authenticated encryption of secrets at rest, keyed from the server key.
 
-    Separate subkeys are derived for encryption and for signing cursors, so neither
-    use can be turned against the other."""
+    Separate subkeys are derived for encryption, for signing cursors and for each other use
+    of `sign`, so no use can be turned against another."""
 
     def __init__(self, server_key: str) -> None:
         material = server_key.encode()
         self._fernet = Fernet(base64.urlsafe_b64encode(self._derive(material, b"encrypt")))
         self._mac_key = self._derive(material, b"mac")
+        self._signing_root = self._derive(material, b"sign")
+        self._signing_keys: dict[str, bytes] = {}
 
     @staticmethod
     def _derive(material: bytes, purpose: bytes) -> bytes:
@@ -64,6 +66,15 @@ class SecretBox:
 
     def mac(self, data: bytes) -> bytes:
         return hmac.new(self._mac_key, data, hashlib.sha256).digest()
+
+    def sign(self, purpose: str, data: bytes) -> bytes:
+        """HMAC-SHA256 of `data` under a key derived for `purpose` alone: a signature made
+        for one purpose (media links) is worth nothing for another, or as a cursor's."""
+        key = self._signing_keys.get(purpose)
+        if key is None:
+            key = self._derive(self._signing_root, purpose.encode())
+            self._signing_keys[purpose] = key
+        return hmac.new(key, data, hashlib.sha256).digest()
 
 
 def digest_api_key(key: str) -> str:

@@ -97,6 +97,12 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
         "QuickTime, WebM), or the request is not multipart/form-data. The declared type is "
         "never trusted.",
     ),
+    "range_not_satisfiable": (
+        416,
+        "Range not satisfiable",
+        "The `Range` header asks for bytes past the end of the file (a signed media link). "
+        "`Content-Range: bytes */<size>` gives the file's size.",
+    ),
     "unprocessable_media": (
         422,
         "Unprocessable media",

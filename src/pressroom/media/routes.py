@@ -5,8 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import aclosing
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -30,7 +29,7 @@ from pressroom.http.routing import (
 from pressroom.kit.errors import PressroomError, field_error
 from pressroom.kit.pagination import Collection, Pagination
 from pressroom.media import service
-from pressroom.media.models import MediaAsset
+from pressroom.media.delivery import asset_response, etag_matches, etag_of
 from pressroom.media.multipart import (
     FIELD_NAME,
     UploadLimits,
@@ -259,16 +258,6 @@ _CONTENT_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _etag(asset: MediaAsset) -> str:
-    return f'"{asset.sha256}"'
-
-
-def _matches(if_none_match: str, etag: str) -> bool:
-    """RFC 9110 weak comparison, as If-None-Match uses."""
-    candidates = [tag.strip() for tag in if_none_match.split(",")]
-    return any(tag == "*" or tag.removeprefix("W/") == etag for tag in candidates)
-
-
 def _fallback_char(char: str) -> str:
     if char == '"':
         return "'"
@@ -314,33 +303,13 @@ async def get_media_content(
     """Download a media asset's bytes."""
     asset = await service.get_media(session, principal.organization_id, media_id)
     headers = {
-        "ETag": _etag(asset),
+        "ETag": etag_of(asset),
         "Cache-Control": "private, max-age=31536000, immutable",
         "X-Content-Type-Options": "nosniff",
     }
-    if if_none_match is not None and _matches(if_none_match, headers["ETag"]):
+    if if_none_match is not None and etag_matches(if_none_match, headers["ETag"]):
         return Response(status_code=304, headers=headers)
-    chunks = service.open_media(runtime, asset)
-    try:
-        # Read the first piece now: a missing object must be a clean 500, not a response cut
-        # off after its headers.
-        first = await anext(chunks)
-    except (FileNotFoundError, StopAsyncIteration):
-        await chunks.aclose()
-        log.error(
-            "stored media file is missing",
-            extra={"mediaId": str(asset.id), "storageKey": asset.storage_key},
-        )
-        raise PressroomError("internal_error") from None
-    headers["Content-Length"] = str(asset.size_bytes)
     headers["Content-Disposition"] = content_disposition(
         service.served_filename(asset.filename, asset.mime_type)
     )
-    return StreamingResponse(_rest(first, chunks), media_type=asset.mime_type, headers=headers)
-
-
-async def _rest(first: bytes, chunks: AsyncGenerator[bytes, None]) -> AsyncGenerator[bytes, None]:
-    async with aclosing(chunks):
-        yield first
-        async for chunk in chunks:
-            yield chunk
+    return await asset_response(runtime, asset, headers)

@@ -187,10 +187,13 @@ def _media_item(asset: MediaAsset) -> MediaItem:
     )
 
 
-def open_media(runtime: Runtime, asset: MediaAsset) -> AsyncGenerator[bytes, None]:
-    """Stream an asset's bytes from storage (for provider adapters and downloads).
+def open_media(
+    runtime: Runtime, asset: MediaAsset, *, start: int = 0, length: int | None = None
+) -> AsyncGenerator[bytes, None]:
+    """Stream an asset's bytes from storage (for provider adapters and downloads), from byte
+    `start`, `length` of them or to the end.
 
     `async for chunk in open_media(runtime, asset)`; a reader that may stop early wraps it in
     `contextlib.aclosing` so the file or connection is released at once. A missing object
     raises FileNotFoundError on the first read."""
-    return storage_for(runtime.settings).open_read(asset.storage_key)
+    return storage_for(runtime.settings).open_read(asset.storage_key, start=start, length=length)

@@ -52,13 +52,22 @@ class MediaStorage(Protocol):
     async def put_file(self, key: str, path: Path) -> None:
         """Move a complete staged file into storage under `key` (the staged file is consumed)."""
 
-    def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
-        """Stream the bytes stored under `key`; FileNotFoundError on the first read if missing.
+    def open_read(
+        self, key: str, *, start: int = 0, length: int | None = None
+    ) -> AsyncGenerator[bytes, None]:
+        """Stream the bytes stored under `key` (from byte `start`, `length` of them or to the
+        end); FileNotFoundError on the first read if missing.
 
         Implementations are async generators, hence a plain `def` here: `async for chunk in
         storage.open_read(key)`. A reader that may stop early wraps it in
         `contextlib.aclosing` so the file or HTTP connection is released at once.
         """
+        ...
+
+    async def presigned_url(self, key: str, seconds: int, content_type: str) -> str | None:
+        """A URL anyone may GET `key` from for `seconds`, served as `content_type`, signed by
+        the store itself; None when the store cannot make one (Pressroom serves a signed link
+        of its own instead: media/links.py)."""
         ...
 
     async def delete(self, key: str) -> None:
@@ -128,14 +137,29 @@ class LocalStorage:
         os.utime(target)
         _fsync_path(target.parent)
 
-    async def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
+    async def open_read(
+        self, key: str, *, start: int = 0, length: int | None = None
+    ) -> AsyncGenerator[bytes, None]:
         path = self.path_for(key)
         file = await anyio.to_thread.run_sync(path.open, "rb")
         try:
-            while chunk := await anyio.to_thread.run_sync(file.read, READ_CHUNK):
+            if start:
+                await anyio.to_thread.run_sync(file.seek, start)
+            left = length
+            while left is None or left > 0:
+                size = READ_CHUNK if left is None else min(READ_CHUNK, left)
+                chunk = await anyio.to_thread.run_sync(file.read, size)
+                if not chunk:
+                    break
+                if left is not None:
+                    left -= len(chunk)
                 yield chunk
         finally:
             file.close()
+
+    async def presigned_url(self, key: str, seconds: int, content_type: str) -> None:
+        """A directory has no URLs of its own."""
+        return None
 
     async def delete(self, key: str) -> None:
         await anyio.to_thread.run_sync(self._delete, self.path_for(key))
@@ -194,13 +218,21 @@ class S3Storage:
         # only deployments that store media in S3 need it.
         import boto3
         from boto3.s3.transfer import TransferConfig
+        from botocore.config import Config
 
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         # A session of our own: boto3's default session is not safe to share across threads,
         # clients are. Credentials come from the usual AWS_* variables or instance profile.
         session = boto3.session.Session()
-        self.client: S3Client = session.client("s3", endpoint_url=endpoint_url, region_name=region)
+        self.client: S3Client = session.client(
+            "s3",
+            endpoint_url=endpoint_url,
+            region_name=region,
+            # Presigned URLs too are SigV4 (botocore would otherwise presign with SigV2, which
+            # buckets made since mid-2020 refuse).
+            config=Config(signature_version="s3v4"),
+        )
         # Files above one part go up as multipart uploads, parts sent in parallel by boto3.
         self.transfer = TransferConfig(multipart_threshold=part_size, multipart_chunksize=part_size)
 
@@ -219,24 +251,48 @@ class S3Storage:
         # Same contract as LocalStorage: the staged file is consumed once it is stored.
         path.unlink(missing_ok=True)
 
-    async def open_read(self, key: str) -> AsyncGenerator[bytes, None]:
+    async def open_read(
+        self, key: str, *, start: int = 0, length: int | None = None
+    ) -> AsyncGenerator[bytes, None]:
         object_key = self.object_key(key)
-        body = await anyio.to_thread.run_sync(self._get_body, object_key)
+        byte_range = None
+        if start or length is not None:
+            end = "" if length is None else str(start + length - 1)
+            byte_range = f"bytes={start}-{end}"
+        body = await anyio.to_thread.run_sync(self._get_body, object_key, byte_range)
         try:
             while chunk := await anyio.to_thread.run_sync(body.read, READ_CHUNK):
                 yield chunk
         finally:
             body.close()
 
-    def _get_body(self, object_key: str) -> StreamingBody:
+    def _get_body(self, object_key: str, byte_range: str | None) -> StreamingBody:
         from botocore.exceptions import ClientError
 
         try:
-            return self.client.get_object(Bucket=self.bucket, Key=object_key)["Body"]
+            if byte_range is None:
+                return self.client.get_object(Bucket=self.bucket, Key=object_key)["Body"]
+            answer = self.client.get_object(Bucket=self.bucket, Key=object_key, Range=byte_range)
+            return answer["Body"]
         except ClientError as exc:
             if _is_missing(exc):
                 raise FileNotFoundError(object_key) from exc
             raise
+
+    async def presigned_url(self, key: str, seconds: int, content_type: str) -> str:
+        """A presigned GET of the object (SigV4: at most seven days), which answers with
+        `content_type`: objects are stored without one."""
+        params = {
+            "Bucket": self.bucket,
+            "Key": self.object_key(key),
+            "ResponseContentType": content_type,
+        }
+        # Signing is local, but the first call may load credentials (an instance profile).
+        return await anyio.to_thread.run_sync(
+            lambda: self.client.generate_presigned_url(
+                "get_object", Params=params, ExpiresIn=seconds
+            )
+        )
 
     async def delete(self, key: str) -> None:
         object_key = self.object_key(key)
