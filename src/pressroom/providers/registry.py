@@ -2,10 +2,11 @@
 
 The publisher, the metrics poller and the channel health check all go through
 `adapter_for(channel, services)`: this module is the only place that picks an adapter. The
-sandbox, and every channel connected with `--simulated`, get the simulator; Bluesky, Mastodon
-and X get their real adapters (`REAL_ADAPTERS`). What an adapter needs from the rest of the
-process (the shared HTTP client, a reader of stored media, a store for refreshed credentials)
-comes in as `AdapterServices`, which the channels domain composes (`channels.adapters`): this
+sandbox, and every channel connected with `--simulated`, get the simulator; every network
+with a package that publishes gets its real adapter (`REAL_ADAPTERS`), and those connected
+through OAuth list their connector in `CONNECTORS`. Adding a network is one package and its
+lines here. What an adapter needs from the rest of the process (the shared HTTP client, a
+reader of stored media, signed public media links, a store for refreshed credentials) comes in as `AdapterServices`, which the channels domain composes (`channels.adapters`): this
 module imports no domain. A channel whose provider has no adapter in this deployment gets one
 that fails every call with an actionable, permanent error.
 """
