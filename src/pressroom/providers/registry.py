@@ -33,7 +33,7 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
-from pressroom.providers.connection import OAuthConnector, missing_app_settings
+from pressroom.providers.connection import OAuthConnector, missing_app_settings, oauth_app
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
@@ -45,6 +45,8 @@ from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
 from pressroom.providers.threads import ThreadsAdapter
 from pressroom.providers.x import XAdapter, XApp
+from pressroom.providers.youtube import CONNECTOR as YOUTUBE_CONNECTOR
+from pressroom.providers.youtube import YouTubeAdapter
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,16 @@ def _facebook(channel: ChannelContext, services: AdapterServices) -> ProviderAda
     )
 
 
+def _youtube(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Google access tokens last an hour: the app refreshes them, and the new ones are stored.
+    return YouTubeAdapter(
+        app=oauth_app(services.settings, "youtube"),
+        read_media=services.read_media,
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -147,6 +159,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "instagram": _instagram,
     "threads": _threads,
     "facebook": _facebook,
+    "youtube": _youtube,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -161,6 +174,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "instagram": InstagramConnector(),
     "threads": THREADS_CONNECTOR,
     "facebook": FACEBOOK_CONNECTOR,
+    "youtube": YOUTUBE_CONNECTOR,
 }
 
 

@@ -23,6 +23,9 @@ from pressroom.providers.schemas import (
 # videos.insert: files up to 256 GB of type video/* (https://developers.google.com/youtube/v3/docs/videos/insert).
 # snippet.title: required, at most 100 characters, no "<" or ">"; snippet.description: at most 5000
 # bytes, no "<" or ">" (https://developers.google.com/youtube/v3/docs/videos#snippet.title).
+# snippet.tags: "a maximum length of 500 characters", commas and the quotes of a tag with a space
+# counted (same page; the adapter checks the total, video.py). A default API project's quota
+# (10,000 units a day, videos.insert 1,600) bounds uploads, not a declared limit.
 # Videos may run 12 hours (https://support.google.com/youtube/answer/71673); Shorts up to 3
 # minutes, square or vertical (YouTube Help, "Upload YouTube Shorts", October 2024).
 _YOUTUBE_TEXT = text_rule(5000, "bytes", forbidden_characters=["<", ">"])
@@ -45,7 +48,15 @@ _YOUTUBE_OPTIONS = [
     OptionRule(
         name="madeForKids",
         type="boolean",
-        description="status.selfDeclaredMadeForKids; required by COPPA to be answered.",
+        description="status.selfDeclaredMadeForKids; when absent, the channel's default "
+        "audience setting applies.",
+    ),
+    OptionRule(
+        name="tags",
+        type="textList",
+        max_items=250,  # 500 characters with a comma between tags: at most 250 one-letter tags
+        description="snippet.tags: keywords, at most 500 characters in all (a comma between "
+        "tags counts, and the quotes around a tag with a space).",
     ),
     OptionRule(
         name="categoryId",
@@ -97,8 +108,10 @@ DECLARATION = ProviderDeclaration(
             options=_YOUTUBE_OPTIONS,
         ),
     ],
-    # Comments: commentThreads.insert; delete: videos.delete; statistics on the videos resource.
-    capabilities=Capabilities(threads=False, first_comment=True, delete=True, metrics=True),
-    # videos.list statistics: viewCount, likeCount, commentCount
+    # Delete: videos.delete; statistics on the videos resource. No first comment: the adapter does
+    # not post one (commentThreads.insert is refused on made-for-kids and private videos).
+    capabilities=Capabilities(threads=False, first_comment=False, delete=True, metrics=True),
+    # videos.list part=statistics: viewCount, likeCount, commentCount
+    # (https://developers.google.com/youtube/v3/docs/videos#statistics)
     metrics=["views", "likes", "comments"],
 )

@@ -1,0 +1,173 @@
+"""The YouTube adapter: videos and Shorts, deletion, statistics and health over the YouTube Data
+API v3 (https://developers.google.com/youtube/v3/docs).
+
+- Publish: videos.insert through the resumable upload (upload.py) of the target's one video,
+  described by video.py; `provider_post_id` is the video id, its URL `youtube.com/watch?v=` (or
+  `/shorts/` for the `short` kind). A retry resumes the same upload session when this process
+  kept it, else looks for the video an earlier attempt finished (recovery.py).
+- Delete: `DELETE /videos?id=` -> 204 (videos.delete; a video already gone counts as deleted).
+- Metrics: `GET /videos?part=statistics&id=`: viewCount -> views, likeCount -> likes,
+  commentCount -> comments (counts come as strings). favoriteCount is deprecated (always 0)
+  and dislikeCount private since 2021: neither is read.
+- Health: a token expiring soon that cannot be refreshed is `reconnect_required` before any
+  call; else `GET /channels?part=id&mine=true`.
+- Revoke (on disconnect): the refresh token (which ends the grant), else the access token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from pressroom.kit.clock import utcnow
+from pressroom.providers.adapter import (
+    ChannelContext,
+    HealthResult,
+    MediaItem,
+    ProviderError,
+    PublishRequest,
+    PublishResult,
+    Revocation,
+)
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.credentials import (
+    PROCESS_CREDENTIALS,
+    CredentialCache,
+    CredentialsChanged,
+    CredentialStore,
+)
+from pressroom.providers.http import HttpAdapter, MediaReader
+from pressroom.providers.youtube.oauth import API, revoke_token
+from pressroom.providers.youtube.recovery import find_uploaded
+from pressroom.providers.youtube.session import ROTATION_KEY, YouTubeSession
+from pressroom.providers.youtube.upload import (
+    DEFAULT_CHUNK_BYTES,
+    PROCESS_UPLOADS,
+    ResumableUpload,
+    UploadSessions,
+)
+from pressroom.providers.youtube.video import video_resource
+
+WEB = "https://www.youtube.com"
+
+
+class YouTubeAdapter(HttpAdapter):
+    """Publishes to the YouTube channel of the Google account that authorised the channel."""
+
+    provider = "youtube"
+
+    def __init__(
+        self,
+        *,
+        app: OAuthApp | None,
+        read_media: MediaReader,
+        on_credentials_changed: CredentialsChanged | None = None,
+        http: httpx.AsyncClient | None = None,
+        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
+        upload_sessions: UploadSessions = PROCESS_UPLOADS,
+        clock: Callable[[], datetime] = utcnow,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    ) -> None:
+        """`app` refreshes tokens (without it, an expired token is `auth_expired`)."""
+        super().__init__(http)
+        if chunk_bytes <= 0 or chunk_bytes % (256 * 1024):
+            raise ValueError("YouTube upload chunks must be a multiple of 256 KiB")
+        self._app = app
+        self._read_media = read_media
+        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
+        self._uploads = upload_sessions
+        self._clock = clock
+        self._chunk_bytes = chunk_bytes
+
+    def _session(self, channel: ChannelContext) -> YouTubeSession:
+        return YouTubeSession(
+            self._http,
+            self._app,
+            channel,
+            self._credential_store,
+            clock=lambda: self._clock().timestamp(),
+        )
+
+    async def publish(self, request: PublishRequest) -> PublishResult:
+        video = _the_video(request.media)
+        resource = video_resource(request)
+        session = self._session(request.channel)
+        key = (str(request.channel.id), request.idempotency_key)
+        video_id = None
+        if request.attempt > 1 and self._uploads.get(key) is None:
+            video_id = await find_uploaded(session, resource, self._clock())
+        if video_id is None:
+            upload = ResumableUpload(session, self._read_media, self._uploads, self._chunk_bytes)
+            uploaded = await upload.upload(video, resource, key)
+            video_id = uploaded["id"]
+        path = f"/shorts/{video_id}" if request.content_kind == "short" else f"/watch?v={video_id}"
+        return PublishResult(provider_post_id=video_id, url=WEB + path, published_at=self._clock())
+
+    async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
+        session = self._session(channel)
+        response = await session.request(
+            "DELETE", f"{API}/videos", "deleting the video", params={"id": provider_post_id}
+        )
+        if response.is_success or response.status_code == 404:
+            return
+        raise session.classify(response, "deleting the video")
+
+    async def fetch_metrics(
+        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
+    ) -> dict[str, int]:
+        body = await self._session(channel).call(
+            "GET",
+            f"{API}/videos",
+            "reading the video's statistics",
+            params={"part": "statistics", "id": provider_post_id},
+        )
+        items = body.get("items")
+        first = items[0] if isinstance(items, list) and items else None
+        statistics = first.get("statistics") if isinstance(first, dict) else None
+        if not isinstance(statistics, dict):
+            raise ProviderError(
+                "not_found",
+                f"YouTube no longer shows video {provider_post_id}; it may have been deleted.",
+            )
+        return {
+            "views": _count(statistics, "viewCount"),
+            "likes": _count(statistics, "likeCount"),
+            "comments": _count(statistics, "commentCount"),
+        }
+
+    async def check_health(self, channel: ChannelContext) -> HealthResult:
+        try:
+            await self._session(channel).call(
+                "GET",
+                f"{API}/channels",
+                "checking the token",
+                params={"part": "id", "mine": "true"},
+            )
+        except ProviderError as error:
+            return HealthResult.failed(error)
+        return HealthResult("healthy")
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        credentials = self._credential_store.current(channel, ROTATION_KEY)
+        token = credentials.get("refreshToken") or credentials.get("accessToken")
+        if not isinstance(token, str) or not token:
+            return "nothing_to_revoke"
+        await revoke_token(self._http, token)
+        return "revoked"
+
+
+def _the_video(media: tuple[MediaItem, ...]) -> MediaItem:
+    videos = [item for item in media if item.kind == "video"]
+    if len(videos) != 1 or len(media) != 1:
+        raise ProviderError("invalid_request", "A YouTube video target takes exactly one video.")
+    return videos[0]
+
+
+def _count(statistics: dict[str, Any], key: str) -> int:
+    value = statistics.get(key)
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
