@@ -6,9 +6,10 @@ sandbox, and every channel connected with `--simulated`, get the simulator; ever
 with a package that publishes gets its real adapter (`REAL_ADAPTERS`), and those connected
 through OAuth list their connector in `CONNECTORS`. Adding a network is one package and its
 lines here. What an adapter needs from the rest of the process (the shared HTTP client, a
-reader of stored media, signed public media links, a store for refreshed credentials) comes in as `AdapterServices`, which the channels domain composes (`channels.adapters`): this
-module imports no domain. A channel whose provider has no adapter in this deployment gets one
-that fails every call with an actionable, permanent error.
+reader of stored media, signed public media links, a store for refreshed credentials) comes in
+as `AdapterServices`, which the channels domain composes (`channels.adapters`): this module
+imports no domain. A channel whose provider has no adapter in this deployment gets one that
+fails every call with an actionable, permanent error.
 """
 
 from __future__ import annotations
