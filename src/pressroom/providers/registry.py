@@ -32,7 +32,7 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
-from pressroom.providers.connection import OAuthConnector, missing_app_settings
+from pressroom.providers.connection import OAuthConnector, missing_app_settings, oauth_app
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
@@ -43,6 +43,8 @@ from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
 from pressroom.providers.threads import ThreadsAdapter
+from pressroom.providers.tiktok import CONNECTOR as TIKTOK_CONNECTOR
+from pressroom.providers.tiktok import TikTokAdapter
 from pressroom.providers.x import XAdapter, XApp
 
 
@@ -139,6 +141,22 @@ def _facebook(channel: ChannelContext, services: AdapterServices) -> ProviderAda
     )
 
 
+def _tiktok(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Videos are uploaded from storage (or pulled from signed links once their domain is
+    # verified at TikTok); photos are always pulled. Access tokens last a day: the app refreshes
+    # them, and the rotated tokens are stored.
+    settings = services.settings
+    return TikTokAdapter(
+        app=oauth_app(settings, "tiktok"),
+        read_media=services.read_media,
+        media_url=services.media_url,
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+        audited=settings.tiktok_audited,
+        pull_from_url=settings.tiktok_pull_from_url,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -146,6 +164,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "instagram": _instagram,
     "threads": _threads,
     "facebook": _facebook,
+    "tiktok": _tiktok,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -160,6 +179,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "instagram": InstagramConnector(),
     "threads": THREADS_CONNECTOR,
     "facebook": FACEBOOK_CONNECTOR,
+    "tiktok": TIKTOK_CONNECTOR,
 }
 
 
