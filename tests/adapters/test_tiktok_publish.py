@@ -49,9 +49,7 @@ def mock_video_post(network: respx.MockRouter) -> tuple[respx.Route, respx.Route
     init = network.post(VIDEO_INIT_URL).mock(
         return_value=ok({"publish_id": PUBLISH_ID, "upload_url": UPLOAD_URL})
     )
-    upload = network.put(UPLOAD_URL).mock(
-        side_effect=[httpx.Response(206), httpx.Response(201)]
-    )
+    upload = network.put(UPLOAD_URL).mock(side_effect=[httpx.Response(206), httpx.Response(201)])
     return creator, init, upload
 
 
@@ -67,9 +65,7 @@ async def test_a_video_is_uploaded_in_chunks_and_polled_until_published(
     )
     video = shelf.add("video", "video/mp4", VIDEO)
 
-    result = await adapter.publish(
-        publish_request(CHANNEL, "Launch day #news", media=(video,))
-    )
+    result = await adapter.publish(publish_request(CHANNEL, "Launch day #news", media=(video,)))
 
     assert creator.calls[0].request.headers["authorization"] == f"Bearer {TOKEN}"
     assert body(init.calls[0].request) == {
@@ -131,9 +127,7 @@ async def test_a_video_is_pulled_from_its_signed_link_when_the_domain_is_verifie
     adapter = build_adapter(shelf, log, sleep, pull_from_url=True, audited=True)
     network.post(CREATOR_URL).mock(return_value=creator_info())
     init = network.post(VIDEO_INIT_URL).mock(return_value=ok({"publish_id": PUBLISH_ID}))
-    network.post(STATUS_URL).mock(
-        return_value=status("PUBLISH_COMPLETE", post_ids=[int(VIDEO_ID)])
-    )
+    network.post(STATUS_URL).mock(return_value=status("PUBLISH_COMPLETE", post_ids=[int(VIDEO_ID)]))
     video = shelf.add("video", "video/mp4", VIDEO)
 
     await adapter.publish(publish_request(CHANNEL, "Pulled", media=(video,)))
@@ -152,9 +146,7 @@ async def test_photos_are_posted_from_signed_links_with_title_and_description(
     init = network.post(CONTENT_INIT_URL).mock(
         return_value=ok({"publish_id": "p_pub_url~v2.123456789"})
     )
-    network.post(STATUS_URL).mock(
-        return_value=status("PUBLISH_COMPLETE", post_ids=[int(VIDEO_ID)])
-    )
+    network.post(STATUS_URL).mock(return_value=status("PUBLISH_COMPLETE", post_ids=[int(VIDEO_ID)]))
     first = shelf.add("image", "image/jpeg", b"jpeg-1")
     second = shelf.add("image", "image/webp", b"webp-2")
     request = publish_request(
@@ -225,9 +217,7 @@ async def test_a_post_tiktok_fails_surfaces_its_fail_reason(
     network: respx.MockRouter, adapter: TikTokAdapter, shelf: MediaShelf
 ) -> None:
     mock_video_post(network)
-    network.post(STATUS_URL).mock(
-        return_value=status("FAILED", reason="frame_rate_check_failed")
-    )
+    network.post(STATUS_URL).mock(return_value=status("FAILED", reason="frame_rate_check_failed"))
     video = shelf.add("video", "video/mp4", VIDEO)
 
     with pytest.raises(ProviderError) as caught:

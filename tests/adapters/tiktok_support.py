@@ -1,9 +1,9 @@
 """Recorded TikTok API exchanges shared by the TikTok adapter tests.
 
 Shapes follow developers.tiktok.com: the v2 answer envelope `{"data", "error": {"code",
-"message", "log_id"}}` (tiktok-api-v2-error-handling), content-posting-api-reference-query-creator-info,
--direct-post, -photo-post, -get-video-status, the media transfer guide, tiktok-api-v2-video-query
-and oauth-user-access-token-management."""
+"message", "log_id"}}` (tiktok-api-v2-error-handling), the Content Posting API reference
+(query-creator-info, direct-post, photo-post, get-video-status), the media transfer guide,
+tiktok-api-v2-video-query and oauth-user-access-token-management."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ holding the old copy does not spend the old refresh token again.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -41,84 +41,97 @@ def renewal_blocker(credentials: dict[str, Any], app: OAuthApp | None, now: floa
     return None
 
 
-class TikTokSession(BearerSession):
-    """One channel's API client. Build one per adapter call."""
+@dataclass
+class ChannelTokens:
+    """The channel's current credentials, and how to renew them."""
 
-    provider = PROVIDER
+    app: OAuthApp | None
+    channel: ChannelContext
+    store: CredentialStore
+    clock: Callable[[], float]
+    credentials: dict[str, Any] = field(init=False, repr=False)
+    renewed: bool = field(default=False, init=False)
 
-    def __init__(
-        self,
-        http: httpx.AsyncClient,
-        app: OAuthApp | None,
-        channel: ChannelContext,
-        store: CredentialStore,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        super().__init__(http)
-        self._app = app
-        self._channel = channel
-        self._store = store
-        self.clock = clock
-        self.credentials: dict[str, Any] = store.current(channel, "refreshToken")
-        self._refreshed_this_call = False
+    def __post_init__(self) -> None:
+        self.credentials = self.store.current(self.channel, "refreshToken")
         if not isinstance(self.credentials.get("accessToken"), str):
             raise ProviderError(
                 "auth_expired", "The TikTok channel has no access token; reconnect it."
             )
 
-    def secrets(self) -> tuple[str | None, ...]:
-        return (
-            self.credentials.get("accessToken"),
-            self.credentials.get("refreshToken"),
-            self._app.client_secret if self._app else None,
-        )
+    @property
+    def access(self) -> str:
+        return str(self.credentials["accessToken"])
 
-    def url(self, path: str) -> str:
-        return path if path.startswith("https://") else API + path
-
-    def access_token(self) -> str:
-        token: str = self.credentials["accessToken"]
-        return token
-
-    def expires_soon(self) -> bool:
+    def expiring(self) -> bool:
+        """Whether the access token ends within the margin (unknown expiry: it is used)."""
         expires_at = self.credentials.get("expiresAt")
-        return isinstance(expires_at, int | float) and (
-            self.clock() >= expires_at - EXPIRY_MARGIN_SECONDS
-        )
-
-    async def prepare(self) -> None:
-        if self.expires_soon():
-            await self.refresh(self.access_token())
-
-    async def renewed(self, response: httpx.Response, used: str) -> bool:
-        """A token refused as invalid is refreshed, once a call."""
-        refused = response.status_code == 401 or tiktok_error(response)[0] == "access_token_invalid"
-        if not refused or self._refreshed_this_call:
+        if not isinstance(expires_at, int | float):
             return False
-        await self.refresh(used)
-        return True
+        return expires_at - self.clock() <= EXPIRY_MARGIN_SECONDS
 
-    async def refresh(self, used_access: str) -> None:
-        async with self._store.lock(self._channel):
-            latest = self._store.current(self._channel, "refreshToken")
-            if latest.get("accessToken") != used_access:
-                # Another call of this process refreshed while this one waited.
-                self.credentials = latest
+    async def renew(self, http: httpx.AsyncClient, replacing: str) -> None:
+        """New tokens in place of the access token `replacing`, unless this process has
+        already renewed it (another call, while this one waited for the lock)."""
+        async with self.store.lock(self.channel):
+            newest = self.store.current(self.channel, "refreshToken")
+            if newest.get("accessToken") != replacing:
+                self.credentials = newest
                 return
-            blocker = renewal_blocker(self.credentials, self._app, self.clock())
-            if blocker is not None or self._app is None:
+            blocker = renewal_blocker(self.credentials, self.app, self.clock())
+            if blocker is not None or self.app is None:
                 raise ProviderError(
                     "auth_expired",
                     f"The TikTok access token has expired and cannot be refreshed ({blocker}). "
                     "Reconnect the channel.",
                 )
-            self._refreshed_this_call = True
-            spent = self.credentials["refreshToken"]
-            tokens = await refresh_tokens(self._http, self._app, spent, self.clock)
-            updated = {**self.credentials, **tokens}
-            self.credentials = updated
-            await self._store.replace(self._channel, spent, updated)
+            self.renewed = True
+            spent = str(self.credentials["refreshToken"])
+            fresh = await refresh_tokens(http, self.app, spent, self.clock)
+            self.credentials = {**self.credentials, **fresh}
+            await self.store.replace(self.channel, spent, self.credentials)
+
+
+class TikTokSession(BearerSession):
+    """One channel's API client. Build one per adapter call."""
+
+    provider = PROVIDER
+
+    def __init__(self, http: httpx.AsyncClient, tokens: ChannelTokens) -> None:
+        super().__init__(http)
+        self.tokens = tokens
+
+    @property
+    def credentials(self) -> dict[str, Any]:
+        return self.tokens.credentials
+
+    def secrets(self) -> tuple[str | None, ...]:
+        app = self.tokens.app
+        return (
+            self.credentials.get("accessToken"),
+            self.credentials.get("refreshToken"),
+            app.client_secret if app else None,
+        )
+
+    def url(self, path: str) -> str:
+        return API + path
+
+    def access_token(self) -> str:
+        return self.tokens.access
+
+    async def prepare(self) -> None:
+        if self.tokens.expiring():
+            await self.tokens.renew(self._http, self.tokens.access)
+
+    async def renewed(self, response: httpx.Response, used: str) -> bool:
+        """A token refused as invalid is refreshed, once a call (a 401 for a missing scope is
+        not: a new token would carry the same scopes)."""
+        code = tiktok_error(response)[0]
+        refused = code == "access_token_invalid" or (response.status_code == 401 and not code)
+        if not refused or self.tokens.renewed:
+            return False
+        await self.tokens.renew(self._http, used)
+        return True
 
     async def call(self, method: str, path: str, action: str, **options: Any) -> dict[str, Any]:
         """The `data` object of a successful answer; a classified ProviderError otherwise."""
