@@ -10,6 +10,7 @@ import respx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.tiktok import TikTokAdapter
+from pressroom.providers.tiktok.upload import ChunkPlan
 
 from .support import (
     FIXED_NOW,
@@ -315,3 +316,23 @@ async def test_a_chunk_tiktok_refuses_is_a_media_rejection(
 
     assert caught.value.code == "media_rejected"
     assert "Content-Range invalid" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("size", "chunk_size", "count", "last"),
+    [
+        # TikTok's own example: 50,000,123 bytes in 10,000,000-byte chunks, the 123 trailing
+        # bytes merged into the fifth chunk.
+        (50_000_123, 10_000_000, 5, (40_000_000, 50_000_122)),
+        (4_000_000, 4_000_000, 1, (0, 3_999_999)),
+        (15_000_000, 10_000_000, 1, (0, 14_999_999)),
+        (4_000_000_000, 10_000_000, 400, (3_990_000_000, 3_999_999_999)),
+    ],
+)
+def test_chunk_plans_follow_the_media_transfer_rules(
+    size: int, chunk_size: int, count: int, last: tuple[int, int]
+) -> None:
+    plan = ChunkPlan.for_size(size)
+    assert (plan.chunk_size, plan.total_chunk_count) == (chunk_size, count)
+    assert plan.ranges()[-1] == last
+    assert len(plan.ranges()) == count
