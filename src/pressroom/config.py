@@ -86,6 +86,13 @@ class Settings(BaseSettings):
     threads_client_secret: SecretStr | None = None
     tiktok_client_id: str | None = None
     tiktok_client_secret: SecretStr | None = None
+    # TikTok restricts apps that have not passed its Content Posting audit to private
+    # (SELF_ONLY) posts; say true once the deployment's app is audited.
+    tiktok_audited: bool = False
+    # TikTok pulls media from a URL only on domains verified in its developer portal: say true
+    # once the domain of PRESSROOM_PUBLIC_URL's media links is verified. Videos are uploaded in
+    # chunks otherwise (photo posts always need it).
+    tiktok_pull_from_url: bool = False
     youtube_client_id: str | None = None
     youtube_client_secret: SecretStr | None = None
     pinterest_client_id: str | None = None

@@ -45,6 +45,8 @@ from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
 from pressroom.providers.threads import ThreadsAdapter
+from pressroom.providers.tiktok import CONNECTOR as TIKTOK_CONNECTOR
+from pressroom.providers.tiktok import TikTokAdapter
 from pressroom.providers.x import XAdapter, XApp
 from pressroom.providers.youtube import CONNECTOR as YOUTUBE_CONNECTOR
 from pressroom.providers.youtube import YouTubeAdapter
@@ -153,6 +155,22 @@ def _youtube(channel: ChannelContext, services: AdapterServices) -> ProviderAdap
     )
 
 
+def _tiktok(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Videos are uploaded from storage (or pulled from signed links once their domain is
+    # verified at TikTok); photos are always pulled. Access tokens last a day: the app refreshes
+    # them, and the rotated tokens are stored.
+    settings = services.settings
+    return TikTokAdapter(
+        app=oauth_app(settings, "tiktok"),
+        read_media=services.read_media,
+        media_url=services.media_url,
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+        audited=settings.tiktok_audited,
+        pull_from_url=settings.tiktok_pull_from_url,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -161,6 +179,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "threads": _threads,
     "facebook": _facebook,
     "youtube": _youtube,
+    "tiktok": _tiktok,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -176,6 +195,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "threads": THREADS_CONNECTOR,
     "facebook": FACEBOOK_CONNECTOR,
     "youtube": YOUTUBE_CONNECTOR,
+    "tiktok": TIKTOK_CONNECTOR,
 }
 
 

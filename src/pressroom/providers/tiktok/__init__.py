@@ -1,1 +1,7 @@
-"""TikTok: what it accepts (declaration.py); no adapter in this deployment yet."""
+"""TikTok: what it accepts (declaration.py), connecting an account (oauth.py) and the adapter
+that posts to it (adapter.py)."""
+
+from pressroom.providers.tiktok.adapter import TikTokAdapter
+from pressroom.providers.tiktok.oauth import CONNECTOR, TikTokConnector
+
+__all__ = ["CONNECTOR", "TikTokAdapter", "TikTokConnector"]

@@ -29,16 +29,21 @@ from pressroom.providers.schemas import (
 # the photo description to the contract's 2,200 as well. Media transfer guide
 # (https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide): videos MP4, WebM,
 # MOV, 4 GB, up to 10 minutes (creator_info max_video_post_duration_sec may be lower); photos
-# JPEG or WebP, 20 MB each. Minimum video duration 3 seconds (TikTok upload guidance).
+# JPEG or WebP, 20 MB each. Minimum video duration 3 seconds (TikTok upload guidance). A file
+# upload goes in chunks of 5 to 64 MB, at most 1000 (the same guide; upload.py).
 _TIKTOK_PRIVACY = OptionRule(
     name="privacyLevel",
     type="enum",
     # post_info.privacy_level; creator_info/query lists those the account allows
     values=["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"],
-    description="Who can see the post; the adapter asks the account's allowed levels when absent.",
+    description="Who can see the post: one of the levels the account's creator info allows. "
+    "Until the deployment's TikTok app is audited (PRESSROOM_TIKTOK_AUDITED) only SELF_ONLY; "
+    "when absent, SELF_ONLY then, else the most public level the account allows.",
 )
 _TIKTOK_NO_COMMENTS = OptionRule(
-    name="disableComment", type="boolean", description="Turn comments off."
+    name="disableComment",
+    type="boolean",
+    description="Turn comments off (always off when the account turned them off).",
 )
 DECLARATION = ProviderDeclaration(
     id="tiktok",
@@ -90,9 +95,10 @@ DECLARATION = ProviderDeclaration(
             ],
         ),
     ],
-    # No comment or delete endpoints in the Content Posting API; video.list reports counts.
+    # No comment or delete endpoints in the Content Posting API; /v2/video/query/ (scope
+    # video.list) reports a public video's counts.
     capabilities=Capabilities(threads=False, first_comment=False, delete=False, metrics=True),
-    # video.list fields: view_count, like_count, comment_count, share_count
-    # (https://developers.tiktok.com/doc/tiktok-api-v2-video-object)
+    # Video object fields view_count, like_count, comment_count, share_count
+    # (https://developers.tiktok.com/doc/tiktok-api-v2-video-query)
     metrics=["views", "likes", "comments", "shares"],
 )

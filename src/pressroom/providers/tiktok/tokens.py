@@ -1,0 +1,82 @@
+"""TikTok's token endpoint (https://developers.tiktok.com/doc/oauth-user-access-token-management).
+
+`POST https://open.tiktokapis.com/v2/oauth/token/`, a form (`application/x-www-form-urlencoded`)
+with `client_key`, `client_secret` and either `code`, `grant_type=authorization_code` and
+`redirect_uri`, or `grant_type=refresh_token` and `refresh_token`. The answer: `open_id`,
+`scope` (comma-separated), `access_token` (valid `expires_in` seconds: 24 hours),
+`refresh_token` (valid `refresh_expires_in` seconds: 365 days; TikTok may hand back a new one
+on a refresh, so the newest is always kept), `token_type`. A refusal answers
+`{"error", "error_description", "log_id"}`.
+
+Credentials dict: `{"accessToken", "expiresAt", "refreshToken", "refreshExpiresAt" (Unix
+seconds), "scope", "openId"}` (plus `unionId`, `displayName`, `username` from the account).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.http import provider_request, response_json, safe_detail, status_failure
+from pressroom.providers.tiktok.errors import PROVIDER
+
+TOKEN_URL = "https://open.tiktokapis.com/v2/oauth/token/"
+
+
+async def request_tokens(
+    http: httpx.AsyncClient,
+    app: OAuthApp,
+    grant: Mapping[str, str],
+    action: str,
+    clock: Callable[[], float],
+) -> dict[str, Any]:
+    """Credentials from the token endpoint for `grant` (a code or a refresh token)."""
+    form = {"client_key": app.client_id, "client_secret": app.client_secret, **grant}
+    response = await provider_request(
+        http,
+        "POST",
+        TOKEN_URL,
+        provider=PROVIDER,
+        action=action,
+        data=form,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    body = response_json(response)
+    access = body.get("access_token")
+    if not response.is_success or not isinstance(access, str) or not access:
+        said = body.get("error_description") or body.get("error") or ""
+        detail = safe_detail(said, (app.client_secret, *grant.values()))
+        if response.is_success or response.status_code in (400, 401):
+            # invalid_grant and friends: the code or refresh token is spent, expired or revoked.
+            raise ProviderError(
+                "auth_expired",
+                f"TikTok refused {action} ({detail or 'invalid grant'}). Reconnect the channel.",
+            )
+        raise status_failure(response, PROVIDER, action, detail)
+    now = int(clock())
+    credentials: dict[str, Any] = {"accessToken": access}
+    for key, name in (("expires_in", "expiresAt"), ("refresh_expires_in", "refreshExpiresAt")):
+        seconds = body.get(key)
+        if isinstance(seconds, int):
+            credentials[name] = now + seconds
+    for key, name in (("refresh_token", "refreshToken"), ("scope", "scope"), ("open_id", "openId")):
+        value = body.get(key)
+        if isinstance(value, str) and value:
+            credentials[name] = value
+    return credentials
+
+
+async def refresh_tokens(
+    http: httpx.AsyncClient, app: OAuthApp, refresh_token: str, clock: Callable[[], float]
+) -> dict[str, Any]:
+    return await request_tokens(
+        http,
+        app,
+        {"grant_type": "refresh_token", "refresh_token": refresh_token},
+        "refreshing the access token",
+        clock,
+    )
