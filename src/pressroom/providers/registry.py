@@ -32,13 +32,15 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
-from pressroom.providers.connection import OAuthConnector, missing_app_settings
+from pressroom.providers.connection import OAuthConnector, missing_app_settings, oauth_app
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
 from pressroom.providers.facebook import FacebookAdapter
 from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
+from pressroom.providers.linkedin import CONNECTOR as LINKEDIN_CONNECTOR
+from pressroom.providers.linkedin import LinkedInAdapter
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
@@ -139,6 +141,18 @@ def _facebook(channel: ChannelContext, services: AdapterServices) -> ProviderAda
     )
 
 
+def _linkedin(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # The app refreshes tokens (programmatic refresh tokens); every call names the deployment's
+    # LinkedIn-Version.
+    return LinkedInAdapter(
+        read_media=services.read_media,
+        app=oauth_app(services.settings, "linkedin"),
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+        version=services.settings.linkedin_version,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -146,6 +160,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "instagram": _instagram,
     "threads": _threads,
     "facebook": _facebook,
+    "linkedin": _linkedin,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -160,6 +175,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "instagram": InstagramConnector(),
     "threads": THREADS_CONNECTOR,
     "facebook": FACEBOOK_CONNECTOR,
+    "linkedin": LINKEDIN_CONNECTOR,
 }
 
 
