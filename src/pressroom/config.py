@@ -100,6 +100,9 @@ class Settings(BaseSettings):
     # The Graph API version Facebook, Instagram and Threads calls name (Meta retires each about
     # two years after its release; a retired one answers every call with an error).
     meta_graph_version: str = "v24.0"
+    # The LinkedIn-Version (YYYYMM) every LinkedIn REST call names. LinkedIn supports each monthly
+    # version for at least a year, then answers 426 NONEXISTENT_VERSION: move this forward then.
+    linkedin_version: str = Field(default="202605", pattern=r"^\d{6}(\.\d{2})?$")
     # How long a signed public media link (the URL Instagram, Threads and others fetch a post's
     # media from) stays valid.
     media_link_seconds: int = Field(default=6 * 3600, ge=60, le=7 * 86400)

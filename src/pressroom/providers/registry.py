@@ -41,6 +41,8 @@ from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
 from pressroom.providers.facebook import FacebookAdapter
 from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
+from pressroom.providers.linkedin import CONNECTOR as LINKEDIN_CONNECTOR
+from pressroom.providers.linkedin import LinkedInAdapter
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
@@ -171,6 +173,18 @@ def _tiktok(channel: ChannelContext, services: AdapterServices) -> ProviderAdapt
     )
 
 
+def _linkedin(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # The app refreshes tokens (programmatic refresh tokens); every call names the deployment's
+    # LinkedIn-Version.
+    return LinkedInAdapter(
+        read_media=services.read_media,
+        app=oauth_app(services.settings, "linkedin"),
+        on_credentials_changed=services.store_credentials,
+        http=services.http(),
+        version=services.settings.linkedin_version,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -180,6 +194,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "facebook": _facebook,
     "youtube": _youtube,
     "tiktok": _tiktok,
+    "linkedin": _linkedin,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -196,6 +211,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "facebook": FACEBOOK_CONNECTOR,
     "youtube": YOUTUBE_CONNECTOR,
     "tiktok": TIKTOK_CONNECTOR,
+    "linkedin": LINKEDIN_CONNECTOR,
 }
 
 

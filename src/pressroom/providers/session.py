@@ -9,13 +9,15 @@ where a path goes, which token to send, how to read an error and how to renew.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.http import provider_request, response_json
 
 # A request body is rebuilt for every send: a request sent again re-reads the media.
@@ -42,6 +44,10 @@ class BearerSession(ABC):
     @abstractmethod
     def classify(self, response: httpx.Response, action: str) -> ProviderError:
         """The ProviderError for an error answer."""
+
+    def fixed_headers(self) -> Mapping[str, str]:
+        """Headers every request of this network carries (an API version, a protocol)."""
+        return {}
 
     async def prepare(self) -> None:
         """Before a request: make sure there is a token worth sending (one that never expires,
@@ -89,7 +95,7 @@ class BearerSession(ABC):
                 provider=self.provider,
                 action=action,
                 bearer=self.access_token(),
-                headers=headers,
+                headers={**self.fixed_headers(), **(headers or {})},
                 json=json,
                 params=params,
                 content=body() if body is not None else None,
@@ -101,3 +107,81 @@ class BearerSession(ABC):
         if await self.renewed(response, used):
             response = await send()
         return response
+
+
+# Renews a channel's credentials from its refresh token: the new keys to merge in.
+Renewal = Callable[[str], Awaitable[dict[str, Any]]]
+
+
+class RefreshingSession(BearerSession):
+    """A session whose OAuth access token expires and is refreshed: before a call when it
+    expires within `expiry_margin` seconds, and once a call when the network refuses it. The new
+    set goes to the `CredentialStore` (this process's cache and the caller) at once; a
+    per-channel lock keeps two calls from refreshing together."""
+
+    expiry_margin: ClassVar[float] = 60.0
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        channel: ChannelContext,
+        store: CredentialStore,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(http)
+        self._channel = channel
+        self._store = store
+        self._clock = clock
+        self.credentials: dict[str, Any] = store.current(channel, "refreshToken")
+        self._refreshed_this_call = False
+        if not isinstance(self.credentials.get("accessToken"), str):
+            raise ProviderError(
+                "auth_expired", f"The {self.provider} channel has no access token; reconnect it."
+            )
+
+    @abstractmethod
+    def renewal(self) -> Renewal | None:
+        """How to renew the credentials now, or None when they cannot be (no refresh token, an
+        expired one, no app configured)."""
+
+    def access_token(self) -> str:
+        token: str = self.credentials["accessToken"]
+        return token
+
+    def token_secrets(self) -> tuple[str | None, ...]:
+        """The channel's tokens, to be kept out of error messages."""
+        return (self.credentials.get("accessToken"), self.credentials.get("refreshToken"))
+
+    async def prepare(self) -> None:
+        expires_at = self.credentials.get("expiresAt")
+        if isinstance(expires_at, int | float) and (
+            self._clock() >= expires_at - self.expiry_margin
+        ):
+            await self._refresh(self.access_token())
+
+    async def renewed(self, response: httpx.Response, used: str) -> bool:
+        if response.status_code != 401 or self._refreshed_this_call or self.renewal() is None:
+            return False
+        await self._refresh(used)
+        return True
+
+    async def _refresh(self, used_access: str) -> None:
+        async with self._store.lock(self._channel):
+            latest = self._store.current(self._channel, "refreshToken")
+            if latest.get("accessToken") != used_access:
+                self.credentials = latest  # another call of this process refreshed meanwhile
+                return
+            renew = self.renewal()
+            if renew is None:
+                raise ProviderError(
+                    "auth_expired",
+                    f"The {self.provider} access token has expired (or is about to) and cannot "
+                    "be refreshed (no refresh token, an expired one, or no app configured). "
+                    "Reconnect the channel.",
+                )
+            self._refreshed_this_call = True
+            spent = str(self.credentials.get("refreshToken") or "")
+            updated = {**self.credentials, **await renew(spent)}
+            self.credentials = updated
+            await self._store.replace(self._channel, spent, updated)

@@ -1,1 +1,7 @@
-"""LinkedIn: what it accepts (declaration.py); no adapter in this deployment yet."""
+"""LinkedIn: what it accepts (declaration.py), connecting members and Pages (oauth.py) and
+publishing to them (adapter.py)."""
+
+from pressroom.providers.linkedin.adapter import LinkedInAdapter
+from pressroom.providers.linkedin.oauth import CONNECTOR, LinkedInConnector
+
+__all__ = ["CONNECTOR", "LinkedInAdapter", "LinkedInConnector"]

@@ -9,6 +9,8 @@ from pressroom.providers.rules import (
     MINUTE,
     MP4,
     PNG,
+    alt_texts_option,
+    first_comment_option,
     media_rule,
     text_rule,
 )
@@ -58,14 +60,46 @@ DECLARATION = ProviderDeclaration(
                     name="visibility",
                     type="enum",
                     values=["PUBLIC", "CONNECTIONS"],  # Posts API "visibility"
-                    description="Who can see the post; PUBLIC when absent.",
-                )
+                    description="Who can see the post; PUBLIC when absent. CONNECTIONS is for "
+                    "a member's posts only (a Page posts publicly).",
+                ),
+                # Posts API ArticleContent: source (the URL) and title, description optional.
+                OptionRule(
+                    name="link",
+                    type="string",
+                    description="A link shared as an article card (posts without media).",
+                ),
+                OptionRule(
+                    name="linkTitle",
+                    type="string",
+                    max_length=400,  # ArticleContent title: 400 characters
+                    description="The article card's title; the link itself when absent.",
+                ),
+                OptionRule(
+                    name="linkDescription",
+                    type="string",
+                    max_length=4086,  # ArticleContent description: 4086 characters
+                    description="The article card's description.",
+                ),
+                OptionRule(
+                    name="videoTitle",
+                    type="string",
+                    max_length=400,  # MediaContent title
+                    description="The title shown with a video.",
+                ),
+                # MediaContent altText: up to 4086 characters (Posts API).
+                alt_texts_option(4086, "graphemes"),
+                # Comments API: a comment's message text is at most 1250 characters
+                # (.../community-management/shares/comments-api).
+                first_comment_option(1250, "graphemes"),
             ],
         )
     ],
     # Comments: socialActions/{urn}/comments; delete: DELETE /rest/posts/{urn} (Posts API page).
     capabilities=Capabilities(threads=False, first_comment=True, delete=True, metrics=True),
-    # organizationalEntityShareStatistics: impressionCount, uniqueImpressionsCount, likeCount,
-    # commentCount, shareCount, clickCount (.../community-management/organizations/share-statistics)
+    # A Page's posts, organizationalEntityShareStatistics: impressionCount,
+    # uniqueImpressionsCount, likeCount, commentCount, shareCount, clickCount
+    # (.../community-management/organizations/share-statistics); a member's posts only likes and
+    # comments (socialActions summaries).
     metrics=["impressions", "reach", "likes", "comments", "shares", "clicks"],
 )
