@@ -32,7 +32,7 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
-from pressroom.providers.connection import OAuthConnector, missing_app_settings
+from pressroom.providers.connection import OAuthConnector, missing_app_settings, oauth_app
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
@@ -40,6 +40,8 @@ from pressroom.providers.facebook import FacebookAdapter
 from pressroom.providers.http import MediaReader, PublicMediaUrl
 from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
 from pressroom.providers.mastodon.adapter import MastodonAdapter
+from pressroom.providers.pinterest import CONNECTOR as PINTEREST_CONNECTOR
+from pressroom.providers.pinterest import PinterestAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
 from pressroom.providers.threads import ThreadsAdapter
@@ -139,6 +141,18 @@ def _facebook(channel: ChannelContext, services: AdapterServices) -> ProviderAda
     )
 
 
+def _pinterest(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Images are fetched by Pinterest from signed public links, videos uploaded; tokens are
+    # refreshed with the deployment's app and stored back.
+    return PinterestAdapter(
+        http=services.http(),
+        app=oauth_app(services.settings, "pinterest"),
+        media_url=services.media_url,
+        read_media=services.read_media,
+        on_credentials_changed=services.store_credentials,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -146,6 +160,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "instagram": _instagram,
     "threads": _threads,
     "facebook": _facebook,
+    "pinterest": _pinterest,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -160,6 +175,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "instagram": InstagramConnector(),
     "threads": THREADS_CONNECTOR,
     "facebook": FACEBOOK_CONNECTOR,
+    "pinterest": PINTEREST_CONNECTOR,
 }
 
 
