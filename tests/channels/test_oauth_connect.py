@@ -396,7 +396,7 @@ async def test_start_is_validated_field_by_field(
 
 @pytest.mark.parametrize(
     ("provider", "status", "code"),
-    [("bluesky", 400, "unsupported"), ("pinterest", 400, "unsupported"), ("myspace", 404, None)],
+    [("bluesky", 400, "unsupported"), ("myspace", 404, None)],
 )
 async def test_providers_not_connected_through_oauth_are_refused(
     client: httpx.AsyncClient, tenant: Tenant, provider: str, status: int, code: str | None

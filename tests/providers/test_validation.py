@@ -603,10 +603,8 @@ def test_youtube_title_is_required(title: str | None) -> None:
     ]
 
 
-def test_pinterest_board_is_required() -> None:
-    assert fields(check("pinterest", "pin", options={})) == [
-        ("targets[1].options.boardId", "required")
-    ]
+def test_pinterest_board_is_optional_the_channels_default_board_takes_the_pin() -> None:
+    assert fields(check("pinterest", "pin", options={})) == []
 
 
 def test_simulation_options_are_unknown_on_a_real_channel() -> None:

@@ -57,9 +57,9 @@ def test_simulated_channels_of_any_provider_get_the_simulator(
 
 
 async def test_a_provider_without_an_adapter_fails_permanently(runtime: Runtime) -> None:
-    adapter = adapter_for(context("pinterest"), runtime)
+    adapter = adapter_for(context("myspace"), runtime)
     assert isinstance(adapter, UnconfiguredAdapter)
-    health = await adapter.check_health(context("pinterest"))
+    health = await adapter.check_health(context("myspace"))
     assert health.state == "degraded"
 
 

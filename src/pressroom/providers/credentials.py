@@ -86,6 +86,23 @@ class CredentialStore:
         """Held while renewing the channel's credentials."""
         return self.cache.lock(channel)
 
+    async def renew(
+        self,
+        channel: ChannelContext,
+        refused_access_token: str,
+        renewal: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+    ) -> dict[str, Any]:
+        """The channel's credentials once `refused_access_token` is replaced: those another
+        call of this process renewed while this one waited for the lock, or else
+        `renewal(newest)`'s, which are stored (the refresh token they spent noted)."""
+        async with self.lock(channel):
+            newest = self.current(channel, "refreshToken")
+            if newest.get("accessToken") != refused_access_token:
+                return newest
+            renewed = await renewal(newest)
+            await self.replace(channel, str(newest.get("refreshToken") or ""), renewed)
+            return renewed
+
     async def replace(
         self, channel: ChannelContext, spent_refresh_token: str, credentials: dict[str, Any]
     ) -> None:

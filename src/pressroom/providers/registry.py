@@ -44,6 +44,8 @@ from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
 from pressroom.providers.linkedin import CONNECTOR as LINKEDIN_CONNECTOR
 from pressroom.providers.linkedin import LinkedInAdapter
 from pressroom.providers.mastodon.adapter import MastodonAdapter
+from pressroom.providers.pinterest import CONNECTOR as PINTEREST_CONNECTOR
+from pressroom.providers.pinterest import PinterestAdapter
 from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
 from pressroom.providers.threads import ThreadsAdapter
@@ -185,6 +187,18 @@ def _linkedin(channel: ChannelContext, services: AdapterServices) -> ProviderAda
     )
 
 
+def _pinterest(channel: ChannelContext, services: AdapterServices) -> ProviderAdapter:
+    # Images are fetched by Pinterest from signed public links, videos uploaded; tokens are
+    # refreshed with the deployment's app and stored back.
+    return PinterestAdapter(
+        http=services.http(),
+        app=oauth_app(services.settings, "pinterest"),
+        media_url=services.media_url,
+        read_media=services.read_media,
+        on_credentials_changed=services.store_credentials,
+    )
+
+
 REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "bluesky": _bluesky,
     "mastodon": _mastodon,
@@ -195,6 +209,7 @@ REAL_ADAPTERS: dict[str, AdapterFactory] = {
     "youtube": _youtube,
     "tiktok": _tiktok,
     "linkedin": _linkedin,
+    "pinterest": _pinterest,
 }
 # Real adapters that also need deployment configuration, and whether `settings` has it.
 # Bluesky (app passwords) and Mastodon (any instance: the app is registered on it when a
@@ -212,6 +227,7 @@ CONNECTORS: dict[str, OAuthConnector] = {
     "youtube": YOUTUBE_CONNECTOR,
     "tiktok": TIKTOK_CONNECTOR,
     "linkedin": LINKEDIN_CONNECTOR,
+    "pinterest": PINTEREST_CONNECTOR,
 }
 
 

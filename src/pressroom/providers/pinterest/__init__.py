@@ -1,1 +1,7 @@
-"""Pinterest: what it accepts (declaration.py); no adapter in this deployment yet."""
+"""Pinterest: what it accepts (declaration.py), connecting an account through OAuth (oauth.py
+`CONNECTOR`) and publishing pins to its boards (adapter.py `PinterestAdapter`)."""
+
+from pressroom.providers.pinterest.adapter import PinterestAdapter
+from pressroom.providers.pinterest.oauth import CONNECTOR, PinterestConnector
+
+__all__ = ["CONNECTOR", "PinterestAdapter", "PinterestConnector"]

@@ -27,16 +27,21 @@ from pressroom.providers.schemas import (
 # description up to 800 characters, title 100, link 2048, alt_text 500; carousels of 2 to 5
 # images. Media (https://help.pinterest.com/en/business/article/pinterest-product-specs): images
 # BMP, JPEG, PNG, TIFF, GIF, WEBP up to 20 MB; videos MP4, MOV, M4V up to 2 GB, 4 seconds to 15
-# minutes, aspect ratio 1:2 to 1.91:1.
+# minutes, aspect ratio 1:2 to 1.91:1. Images and GIFs are sent as `image_url`, carousel images
+# as `multiple_image_urls`, a video is uploaded (`POST /v5/media`) and sent as `video_id`
+# (https://developers.pinterest.com/docs/api-features/creating-boards-and-pins/). The `note`
+# field is Pressroom's own (the retry recovery, pins.py), so it is not an option.
 _PIN_IMAGE = MediaKindRule(max_items=1, mime_types=[JPEG, PNG, WEBP], max_bytes=20 * MB)
 _PINTEREST_OPTIONS = [
+    # Optional: without it the pin goes to the channel's default board, the account's first
+    # board when it was connected (oauth.py).
     OptionRule(
         name="boardId",
         type="string",
-        required=True,
         max_length=64,
         unit="graphemes",
-        description="The board the pin is saved to (board_id).",
+        description="The board the pin is saved to (board_id); the channel's default board "
+        "when absent.",
     ),
     OptionRule(
         name="title", type="string", max_length=100, unit="graphemes", description="Pin title."
@@ -89,7 +94,8 @@ DECLARATION = ProviderDeclaration(
             options=_PINTEREST_OPTIONS,
         ),
     ],
-    # No comment endpoint; DELETE /v5/pins/{pin_id}; GET /v5/pins/{pin_id}/analytics.
+    # No comment endpoint and no replies; DELETE /v5/pins/{pin_id} (adapter.delete);
+    # GET /v5/pins/{pin_id}/analytics (metrics.py).
     capabilities=Capabilities(threads=False, first_comment=False, delete=True, metrics=True),
     # Pin analytics: IMPRESSION, SAVE, PIN_CLICK + OUTBOUND_CLICK
     # (https://developers.pinterest.com/docs/api/v5/pins-analytics)

@@ -1,0 +1,52 @@
+"""Pinterest's error answers read as ProviderError.
+
+Errors (https://developers.pinterest.com/docs/api/v5/#tag/Response-codes): the body is
+`{"code": <int>, "message": "<text>"}`. 401 (code 2, "Authentication failed") -> `auth_expired`;
+403 -> `permission_denied`; 429 (code 29 and kin) -> `rate_limited` at the `X-RateLimit-Reset`
+/ `Retry-After` the answer carries; 400 naming the media (an image Pinterest could not fetch or
+read) -> `media_rejected`, naming the title, description, alt text or link -> `text_rejected`.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
+
+PROVIDER = "Pinterest"
+# Pinterest's error code for "Authentication failed" (also sent with other statuses).
+AUTH_FAILED = 2
+_MEDIA_WORDS = ("media", "image", "video", "url")
+_TEXT_WORDS = ("title", "description", "alt_text", "alt text", "link", "note")
+
+
+def error_message(response: httpx.Response, secrets: tuple[str | None, ...] = ()) -> str:
+    """Pinterest's own words from an error answer, made safe to show."""
+    body = response_json(response)
+    message = body.get("message")
+    return safe_detail(message if isinstance(message, str) else "", secrets)
+
+
+def classify(
+    response: httpx.Response, action: str, secrets: tuple[str | None, ...] = ()
+) -> ProviderError:
+    """The ProviderError for a Pinterest error answer."""
+    detail = error_message(response, secrets)
+    status = response.status_code
+    code = response_json(response).get("code")
+    if status == 429:
+        return rate_limited(PROVIDER, action, response.headers, detail)
+    if status == 401 or code == AUTH_FAILED:
+        return ProviderError(
+            "auth_expired",
+            f"Pinterest rejected the channel's token while {action} "
+            f"({detail or 'authentication failed'}). Reconnect the channel.",
+        )
+    if status == 400:
+        lowered = detail.lower()
+        if any(word in lowered for word in _MEDIA_WORDS):
+            return ProviderError("media_rejected", f"Pinterest refused the media: {detail}")
+        if any(word in lowered for word in _TEXT_WORDS):
+            return ProviderError("text_rejected", f"Pinterest refused the pin's text: {detail}")
+    return status_failure(response, PROVIDER, action, detail)
