@@ -30,6 +30,13 @@ APP_PROVIDERS = (
     "pinterest",
 )
 
+# The setting that pins a provider's API version, for the connectors that call a versioned API.
+API_VERSION_SETTINGS = {
+    "facebook": "meta_graph_version",
+    "instagram": "meta_graph_version",
+    "linkedin": "linkedin_version",
+}
+
 
 @dataclass(frozen=True)
 class OAuthApp:
@@ -39,6 +46,9 @@ class OAuthApp:
     client_id: str
     client_secret: str = field(repr=False)
     redirect_uri: str
+    # The API version the deployment's settings pin for this network (`API_VERSION_SETTINGS`);
+    # None where the network has no such setting: the connector then uses its own default.
+    api_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -108,4 +118,16 @@ def oauth_app(settings: Settings, provider: str) -> OAuthApp | None:
         client_id=getattr(settings, f"{provider}_client_id"),
         client_secret=secret.get_secret_value(),
         redirect_uri=f"{settings.public_url}/connect/{provider}/callback",
+        api_version=_api_version(settings, provider),
     )
+
+
+def _api_version(settings: Settings, provider: str) -> str | None:
+    name = API_VERSION_SETTINGS.get(provider)
+    return None if name is None else str(getattr(settings, name))
+
+
+def api_version(app: OAuthApp | None, default: str) -> str:
+    """The version a connector calls its network's API at: the deployment's setting when the
+    app carries it, else the connector's own default (an operator token with no app)."""
+    return app.api_version if app is not None and app.api_version else default

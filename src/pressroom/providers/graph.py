@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -41,7 +42,7 @@ from pressroom.providers.http import (
 FACEBOOK_GRAPH = "https://graph.facebook.com"
 
 # Error codes of the error-handling guide and the rate-limiting page.
-_AUTH_CODES = frozenset({102, 190})  # the session or access token is expired, revoked or invalid
+AUTH_CODES = frozenset({102, 190})  # the session or access token is expired, revoked or invalid
 # 4 app, 17 user, 32 Page, 341 application limit, 613 "calls to this api have exceeded the rate
 # limit", 80000-80014 the Business Use Case throttles (80001 Pages, 80002 Instagram, ...).
 _RATE_CODES = frozenset({4, 17, 32, 341, 613, *range(80000, 80015)})
@@ -59,7 +60,7 @@ _MEDIA_SUBCODES = frozenset({6000, 1363022, 1363023, 1363024, 1363026})
 _RETRY_UPLOAD_SUBCODES = frozenset({1363019, 1363030, 1363037})
 _PERMISSION_SUBCODES = frozenset({1363042})  # "No Permission to Upload Video"
 # The authentication subcodes, said plainly.
-_AUTH_SUBCODES = {
+AUTH_SUBCODES = {
     458: "the app is no longer installed for the account",
     459: "the account is checkpointed: log in at facebook.com to clear it",
     460: "the password changed",
@@ -162,8 +163,8 @@ def graph_failure(
     error = body.get("error")
     if not isinstance(error, dict):
         return _upload_failure(response, body, provider, action, secrets)
-    code = _int(error.get("code"))
-    subcode = _int(error.get("error_subcode"))
+    code = graph_int(error.get("code"))
+    subcode = graph_int(error.get("error_subcode"))
     detail = safe_detail(_words(error, code, subcode), secrets)
     kind, message, retryable = _classify(code, subcode, error, provider, action, detail)
     if kind is None:
@@ -190,8 +191,8 @@ def _classify(
 ) -> tuple[str | None, str, bool | None]:
     """(Pressroom code, message, retryable) for the codes Meta documents; (None, "", None) for
     the others, which the HTTP status decides."""
-    if code in _AUTH_CODES:
-        why = _AUTH_SUBCODES.get(subcode or 0, "the token is expired, revoked or invalid")
+    if code in AUTH_CODES:
+        why = AUTH_SUBCODES.get(subcode or 0, "the token is expired, revoked or invalid")
         return (
             "auth_expired",
             f"{provider} rejected the channel's token while {action} ({why}): {detail}. "
@@ -282,7 +283,8 @@ def _words(error: Mapping[str, Any], code: int | None, subcode: int | None) -> s
     return f"{said} ({codes})"
 
 
-def _int(value: object) -> int | None:
+def graph_int(value: object) -> int | None:
+    """A code Meta sent as a number or a string of digits; None for anything else."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -296,22 +298,38 @@ def _delay_headers(seconds: float | None) -> httpx.Headers:
     return httpx.Headers({} if seconds is None else {"retry-after": f"{seconds:g}"})
 
 
-def usage_retry_after(headers: httpx.Headers) -> float | None:
+def usage_retry_after(headers: httpx.Headers, names: Sequence[str] = USAGE_HEADERS) -> float | None:
     """Seconds before a throttled caller may call again: `Retry-After` when sent, else the
     longest `estimated_time_to_regain_access` (minutes) in the usage headers
     (`X-Business-Use-Case-Usage` is `{business-id: [{type, call_count, total_cputime,
     total_time, estimated_time_to_regain_access}]}`; `X-App-Usage` and `X-Page-Usage` are flat
-    objects). None when no header says (or says 0)."""
+    objects). `names` are the usage headers the network sends. None when no header says (or
+    says 0)."""
     explicit = retry_after_seconds(headers)
     if explicit is not None:
         return explicit
     minutes = [
         value
-        for name in USAGE_HEADERS
+        for name in names
         for value in _regain_estimates(_json(headers.get(name)))
         if value > 0
     ]
     return max(minutes) * 60.0 if minutes else None
+
+
+def with_usage_retry_after(
+    headers: httpx.Headers, names: Sequence[str] = USAGE_HEADERS
+) -> httpx.Headers:
+    """`headers` with a `Retry-After` (whole seconds) taken from the usage headers `names`
+    when none was sent, for `rate_limited` to read."""
+    if retry_after_seconds(headers) is not None:
+        return headers
+    wait = usage_retry_after(headers, names)
+    if wait is None:
+        return headers
+    updated = httpx.Headers(headers)
+    updated["retry-after"] = str(math.ceil(wait))
+    return updated
 
 
 def _json(value: str | None) -> object:

@@ -34,7 +34,12 @@ from urllib.parse import urlencode
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import (
+    AuthorizationStart,
+    ConnectedAccount,
+    OAuthApp,
+    api_version,
+)
 from pressroom.providers.facebook.page import DEFAULT_GRAPH_VERSION, PROVIDER, required_value
 from pressroom.providers.graph import GraphClient, GraphFailure
 
@@ -66,7 +71,8 @@ class FacebookConnector:
 
     def _graph(self, http: httpx.AsyncClient, app: OAuthApp | None) -> GraphClient:
         secret = app.client_secret if app is not None else None
-        return GraphClient(http, provider=PROVIDER, version=self.graph_version, app_secret=secret)
+        version = api_version(app, self.graph_version)
+        return GraphClient(http, provider=PROVIDER, version=version, app_secret=secret)
 
     def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
         query = urlencode(
@@ -79,7 +85,7 @@ class FacebookConnector:
             }
         )
         return AuthorizationStart(
-            f"https://www.facebook.com/{self.graph_version}/dialog/oauth?{query}"
+            f"https://www.facebook.com/{api_version(app, self.graph_version)}/dialog/oauth?{query}"
         )
 
     async def exchange(

@@ -1,7 +1,9 @@
 """Instagram's Graph errors as `ProviderError`s.
 
-Kept small and on its own so that it can be folded into a shared Graph module later: nothing
-here knows about containers or tokens, only about the error bodies Meta sends.
+What every Graph network shares (the token codes, reading the usage headers, reading a code)
+comes from `providers/graph.py`; what is Instagram's own (the content-publishing subcodes, the
+legacy api.instagram.com shape, its wording) stays here. Nothing here knows about containers
+or tokens, only about the error bodies Meta sends.
 
 Shapes (Graph API, Handling Errors, and Instagram Platform, Error Codes,
 https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes):
@@ -28,7 +30,6 @@ Classification, first match wins:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 import httpx
 
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.graph import AUTH_CODES, AUTH_SUBCODES, graph_int, with_usage_retry_after
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -48,8 +50,8 @@ from pressroom.providers.http import (
 PROVIDER = "Instagram"
 DAY = 24 * 3600.0
 
-_AUTH_CODES = frozenset({102, 190})
-_AUTH_SUBCODES = frozenset({458, 459, 460, 463, 464, 467, 492})
+# Instagram's usage header (the app- and Page-level ones are Facebook's).
+_USAGE_HEADERS = ("x-business-use-case-usage",)
 _RATE_CODES = frozenset({4, 17, 32, 613, 80002})
 _PUBLISHING_LIMIT = 2207042
 _SPAM = 2207051
@@ -75,14 +77,14 @@ def graph_error(response: httpx.Response) -> GraphError:
     if isinstance(error, dict):
         said = [error.get("error_user_msg"), error.get("message")]
         return GraphError(
-            code=_integer(error.get("code")),
-            subcode=_integer(error.get("error_subcode")),
+            code=graph_int(error.get("code")),
+            subcode=graph_int(error.get("error_subcode")),
             message=_join(said),
             transient=error.get("is_transient") is True,
         )
     legacy = body.get("error_message") or body.get("error_description")
     return GraphError(
-        code=_integer(body.get("code")) if legacy else None,
+        code=graph_int(body.get("code")) if legacy else None,
         subcode=None,
         message=_join([legacy]),
         transient=False,
@@ -97,7 +99,7 @@ def classify(
     detail = safe_detail(_described(error), secrets)
     code, subcode = error.code, error.subcode
     said = f": {detail}" if detail else ""
-    if code in _AUTH_CODES or subcode in _AUTH_SUBCODES:
+    if code in AUTH_CODES or subcode in AUTH_SUBCODES:
         return ProviderError(
             "auth_expired",
             f"Instagram refused the channel's token while {action}{said}. Reconnect the channel.",
@@ -105,7 +107,8 @@ def classify(
     if subcode == _PUBLISHING_LIMIT:
         return publishing_limit_reached(action, DAY, detail)
     if code in _RATE_CODES and subcode != _SPAM:
-        return rate_limited(PROVIDER, action, _waiting_headers(response.headers), detail)
+        headers = with_usage_retry_after(response.headers, _USAGE_HEADERS)
+        return rate_limited(PROVIDER, action, headers, detail)
     if code == 10 or (code is not None and 200 <= code <= 299) or code == 368:
         return _permission_denied(action, said)
     if subcode in (_SPAM, _ACCOUNT_RESTRICTED):
@@ -158,36 +161,6 @@ def _permission_denied(action: str, said: str) -> ProviderError:
     )
 
 
-def _waiting_headers(headers: httpx.Headers) -> httpx.Headers:
-    """`Retry-After` as the usage headers give it, when no Retry-After was sent: the largest
-    `estimated_time_to_regain_access` (minutes) of X-Business-Use-Case-Usage."""
-    if retry_after_seconds(headers) is not None:
-        return headers
-    minutes = usage_regain_minutes(headers.get("x-business-use-case-usage"))
-    if minutes is None:
-        return headers
-    return httpx.Headers({"retry-after": str(minutes * 60)})
-
-
-def usage_regain_minutes(header: str | None) -> int | None:
-    """`{"<id>": [{"type", "call_count", ..., "estimated_time_to_regain_access"}]}` -> minutes."""
-    if not header:
-        return None
-    try:
-        usage = json.loads(header)
-    except ValueError:
-        return None
-    waits = [
-        entry.get("estimated_time_to_regain_access")
-        for entries in (usage.values() if isinstance(usage, dict) else [])
-        if isinstance(entries, list)
-        for entry in entries
-        if isinstance(entry, dict)
-    ]
-    minutes = [w for w in waits if isinstance(w, int) and w > 0]
-    return max(minutes) if minutes else None
-
-
 def _described(error: GraphError) -> str:
     codes = [str(c) for c in (error.code, error.subcode) if c is not None]
     return f"{error.message} (code {'/'.join(codes)})" if codes else error.message
@@ -199,13 +172,3 @@ def _join(parts: Iterable[object]) -> str:
         if isinstance(part, str) and part.strip() and part.strip() not in texts:
             texts.append(part.strip())
     return " — ".join(texts)
-
-
-def _integer(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and re.fullmatch(r"-?\d+", value):
-        return int(value)
-    return None

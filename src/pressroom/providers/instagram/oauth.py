@@ -29,7 +29,12 @@ from urllib.parse import urlencode
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import (
+    AuthorizationStart,
+    ConnectedAccount,
+    OAuthApp,
+    api_version,
+)
 from pressroom.providers.http import response_json, transport_failure
 from pressroom.providers.instagram.errors import PROVIDER, classify
 from pressroom.providers.instagram.session import DEFAULT_GRAPH_VERSION, graph_url
@@ -89,7 +94,8 @@ class InstagramConnector:
         token = await long_lived_token(
             http, grant.access_token, client_secret=app.client_secret, clock=self._clock
         )
-        user_id, username = await read_account(http, self.graph_version, token.access_token)
+        version = api_version(app, self.graph_version)
+        user_id, username = await read_account(http, version, token.access_token)
         return [_account(token, user_id, username, grant.permissions)]
 
     async def from_token(
@@ -99,7 +105,7 @@ class InstagramConnector:
         if not token:
             raise ProviderError("invalid_request", "An Instagram User access token is needed.")
         # Read the account first: a token Instagram refuses stores nothing.
-        user_id, username = await read_account(http, self.graph_version, token)
+        user_id, username = await read_account(http, api_version(app, self.graph_version), token)
         try:
             known = await refresh_token(http, token, clock=self._clock)
         except ProviderError as error:

@@ -31,7 +31,12 @@ from urllib.parse import urlencode
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import (
+    AuthorizationStart,
+    ConnectedAccount,
+    OAuthApp,
+    api_version,
+)
 from pressroom.providers.http import provider_request, response_json
 from pressroom.providers.linkedin.errors import PROVIDER, classify
 from pressroom.providers.linkedin.session import API, DEFAULT_VERSION
@@ -75,20 +80,31 @@ class LinkedInConnector:
             http, app, form, "exchanging the authorization code", clock=self._clock
         )
         scopes = str(tokens.get("scope", "")).replace(",", " ").split()
-        return await self._accounts(http, tokens, organizations=ORGANIZATION_SCOPE in scopes)
+        version = api_version(app, self.version)
+        return await self._accounts(
+            http, tokens, organizations=ORGANIZATION_SCOPE in scopes, version=version
+        )
 
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
-        return await self._accounts(http, {"accessToken": token.strip()}, organizations=None)
+        tokens = {"accessToken": token.strip()}
+        return await self._accounts(
+            http, tokens, organizations=None, version=api_version(app, self.version)
+        )
 
     async def _accounts(
-        self, http: httpx.AsyncClient, tokens: dict[str, Any], *, organizations: bool | None
+        self,
+        http: httpx.AsyncClient,
+        tokens: dict[str, Any],
+        *,
+        organizations: bool | None,
+        version: str,
     ) -> list[ConnectedAccount]:
         """The member, then the Pages: `organizations` None means "try, and take a refusal as
         none" (a token whose scopes are unknown)."""
         token = str(tokens["accessToken"])
-        member = await self._get(http, token, "/v2/userinfo", "reading the member")
+        member = await _get(http, token, version, "/v2/userinfo", "reading the member")
         person_id = member.get("sub")
         if not isinstance(person_id, str) or not person_id:
             raise ProviderError("provider_unavailable", "LinkedIn answered without a member id.")
@@ -98,63 +114,65 @@ class LinkedInConnector:
         if organizations is False:
             return accounts
         try:
-            accounts += await self._organizations(http, token, base)
+            accounts += await _organizations(http, token, version, base)
         except ProviderError as error:
             if organizations or error.code != "permission_denied":
                 raise
         return accounts
 
-    async def _organizations(
-        self, http: httpx.AsyncClient, token: str, base: dict[str, Any]
-    ) -> list[ConnectedAccount]:
-        acls = await self._get(
-            http,
-            token,
-            "/rest/organizationAcls",
-            "listing the Pages the member administers",
-            params={
-                "q": "roleAssignee",
-                "role": "ADMINISTRATOR",
-                "state": "APPROVED",
-                "count": str(MAX_ORGANIZATIONS),
-            },
-        )
-        elements = acls.get("elements")
-        accounts = []
-        for acl in elements if isinstance(elements, list) else []:
-            urn = acl.get("organization") if isinstance(acl, dict) else None
-            if not isinstance(urn, str) or not urn.startswith("urn:li:organization:"):
-                continue
-            page = await self._get(
-                http, token, f"/rest/organizations/{urn.rsplit(':', 1)[1]}", "reading a Page"
-            )
-            name = page.get("localizedName") if isinstance(page.get("localizedName"), str) else None
-            vanity = page.get("vanityName") if isinstance(page.get("vanityName"), str) else None
-            accounts.append(ConnectedAccount({**base, "author": urn}, vanity or name, name or urn))
-        return accounts
 
-    async def _get(
-        self,
-        http: httpx.AsyncClient,
-        token: str,
-        path: str,
-        action: str,
-        *,
-        params: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
-        response = await provider_request(
-            http,
-            "GET",
-            API + path,
-            provider=PROVIDER,
-            action=action,
-            bearer=token,
-            headers={"LinkedIn-Version": self.version, "X-Restli-Protocol-Version": "2.0.0"},
-            params=params,
-        )
-        if not response.is_success:
-            raise classify(response, action, version=self.version, secrets=(token,))
-        return response_json(response)
+async def _organizations(
+    http: httpx.AsyncClient, token: str, version: str, base: dict[str, Any]
+) -> list[ConnectedAccount]:
+    acls = await _get(
+        http,
+        token,
+        version,
+        "/rest/organizationAcls",
+        "listing the Pages the member administers",
+        params={
+            "q": "roleAssignee",
+            "role": "ADMINISTRATOR",
+            "state": "APPROVED",
+            "count": str(MAX_ORGANIZATIONS),
+        },
+    )
+    elements = acls.get("elements")
+    accounts = []
+    for acl in elements if isinstance(elements, list) else []:
+        urn = acl.get("organization") if isinstance(acl, dict) else None
+        if not isinstance(urn, str) or not urn.startswith("urn:li:organization:"):
+            continue
+        path = f"/rest/organizations/{urn.rsplit(':', 1)[1]}"
+        page = await _get(http, token, version, path, "reading a Page")
+        name = page.get("localizedName") if isinstance(page.get("localizedName"), str) else None
+        vanity = page.get("vanityName") if isinstance(page.get("vanityName"), str) else None
+        accounts.append(ConnectedAccount({**base, "author": urn}, vanity or name, name or urn))
+    return accounts
+
+
+async def _get(
+    http: httpx.AsyncClient,
+    token: str,
+    version: str,
+    path: str,
+    action: str,
+    *,
+    params: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    response = await provider_request(
+        http,
+        "GET",
+        API + path,
+        provider=PROVIDER,
+        action=action,
+        bearer=token,
+        headers={"LinkedIn-Version": version, "X-Restli-Protocol-Version": "2.0.0"},
+        params=params,
+    )
+    if not response.is_success:
+        raise classify(response, action, version=version, secrets=(token,))
+    return response_json(response)
 
 
 CONNECTOR = LinkedInConnector()

@@ -1,7 +1,7 @@
 """Graph API errors as the Threads API returns them, classified into `ProviderError`.
 
-Kept to this one module, apart from the adapter, so that it can be folded into a Graph error
-module shared by the Meta networks.
+The token codes and the reading of the usage headers are the Graph API's, shared with the
+other Meta networks (`providers/graph.py`); Threads' own codes and wording stay here.
 
 Shape (https://developers.facebook.com/docs/graph-api/guides/error-handling, which the Threads
 API follows): `{"error": {"message", "type", "code", "error_subcode", "error_user_title",
@@ -22,14 +22,13 @@ API follows): `{"error": {"message", "type", "code", "error_subcode", "error_use
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.graph import AUTH_CODES, AUTH_SUBCODES, with_usage_retry_after
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -40,8 +39,6 @@ from pressroom.providers.http import (
 
 PROVIDER = "Threads"
 
-_AUTH_CODES = frozenset({102, 190})
-_AUTH_SUBCODES = frozenset({458, 459, 460, 463, 464, 467, 492})
 _PERMISSION_CODES = frozenset({3, 10, 368})
 _RATE_CODES = frozenset({4, 17, 32, 341, 613})
 _TRANSIENT_CODES = frozenset({1, 2})
@@ -87,7 +84,7 @@ def classify(
     error = graph_error(response, secrets)
     code, detail = error.code, error.detail
     said = f": {detail}" if detail else ""
-    if code in _AUTH_CODES or error.subcode in _AUTH_SUBCODES:
+    if code in AUTH_CODES or error.subcode in AUTH_SUBCODES:
         return ProviderError(
             "auth_expired",
             f"Threads refused the channel's token while {action}{said}. Reconnect the channel.",
@@ -99,10 +96,7 @@ def classify(
             "the permissions Pressroom asks for.",
         )
     if code in _RATE_CODES:
-        headers = httpx.Headers(response.headers)
-        wait = regain_seconds(response.headers)
-        if wait is not None and not retry_after_seconds(headers):
-            headers["retry-after"] = str(math.ceil(wait))
+        headers = with_usage_retry_after(response.headers, _USAGE_HEADERS)
         return rate_limited(PROVIDER, action, headers, detail)
     if code in _TRANSIENT_CODES or error.transient or response.status_code >= 500:
         return ProviderError(
@@ -121,28 +115,3 @@ def classify(
         if any(word in lowered for word in _MEDIA_WORDS):
             return ProviderError("media_rejected", f"Threads refused the media{said}")
     return status_failure(response, PROVIDER, action, detail)
-
-
-def regain_seconds(headers: httpx.Headers) -> float | None:
-    """Seconds until a throttled app regains access, from Meta's usage headers: each holds
-    JSON whose entries may carry `estimated_time_to_regain_access`, in minutes. The longest
-    wait wins; None when no header says."""
-    waits: list[float] = []
-    for name in _USAGE_HEADERS:
-        raw = headers.get(name)
-        if raw:
-            try:
-                waits += _regain_minutes(json.loads(raw))
-            except ValueError:
-                continue
-    return max(waits) * 60 if waits else None
-
-
-def _regain_minutes(value: object) -> list[float]:
-    if isinstance(value, list):
-        return [minutes for entry in value for minutes in _regain_minutes(entry)]
-    if not isinstance(value, dict):
-        return []
-    found = value.get("estimated_time_to_regain_access")
-    own = [float(found)] if isinstance(found, int | float) and found > 0 else []
-    return own + [m for entry in value.values() for m in _regain_minutes(entry)]
