@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import JSON, DateTime, MetaData, event
+from sqlalchemy import JSON, DateTime, MetaData, Select, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import (
@@ -130,6 +130,9 @@ def _sqlite_begin_immediate(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+_S = TypeVar("_S", bound=Select[Any])
+
+
 def is_postgres(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "postgresql"
 
@@ -137,6 +140,14 @@ def is_postgres(engine: AsyncEngine) -> bool:
 def dialect_name(session: AsyncSession) -> str:
     """`postgresql` or `sqlite`: the database this session talks to."""
     return session.get_bind().dialect.name
+
+
+def locked(session: AsyncSession, statement: _S, *, lock: bool = True) -> _S:
+    """`statement` locking its rows for update on PostgreSQL, reloading rows the session
+    already holds. SQLite serializes writers, so there is nothing to lock there."""
+    if lock and dialect_name(session) == "postgresql":
+        return statement.with_for_update().execution_options(populate_existing=True)
+    return statement
 
 
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -17,7 +17,7 @@ from pressroom.channels.models import (
     CredentialRevocation,
     MastodonApp,
 )
-from pressroom.db import dialect_name
+from pressroom.db import dialect_name, locked
 from pressroom.kit.ids import uuid7
 
 
@@ -36,8 +36,7 @@ async def get_connected(
     for_update: bool = False,
 ) -> Channel | None:
     statement = connected_channels(organization_id).where(Channel.id == channel_id)
-    if for_update and dialect_name(session) == "postgresql":
-        statement = statement.with_for_update().execution_options(populate_existing=True)
+    statement = locked(session, statement, lock=for_update)
     return (await session.scalars(statement)).one_or_none()
 
 
@@ -62,8 +61,7 @@ async def get_any_many(
 
 async def lock_by_id(session: AsyncSession, channel_id: uuid.UUID) -> Channel | None:
     statement = select(Channel).where(Channel.id == channel_id)
-    if dialect_name(session) == "postgresql":
-        statement = statement.with_for_update().execution_options(populate_existing=True)
+    statement = locked(session, statement)
     return (await session.scalars(statement)).one_or_none()
 
 

@@ -4,32 +4,18 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.db import Base, IdMixin, TimestampMixin
+from pressroom.posts.schemas import ApprovalStatus, PostStatus, TargetStatus
 
-POST_STATUSES = (
-    "draft",
-    "pending_approval",
-    "scheduled",
-    "publishing",
-    "published",
-    "partially_published",
-    "failed",
-)
-TARGET_STATUSES = (
-    "draft",
-    "pending_approval",
-    "scheduled",
-    "publishing",
-    "published",
-    "failed",
-    "canceled",
-)
-APPROVAL_STATUSES = ("not_required", "pending", "approved", "rejected")
+# The statuses are declared once, as the wire types; these are the same lists as values.
+POST_STATUSES: tuple[str, ...] = get_args(PostStatus)
+TARGET_STATUSES: tuple[str, ...] = get_args(TargetStatus)
+APPROVAL_STATUSES: tuple[str, ...] = get_args(ApprovalStatus)
 
 
 class Post(IdMixin, TimestampMixin, Base):
@@ -60,36 +46,31 @@ class Post(IdMixin, TimestampMixin, Base):
     deleted_at: Mapped[datetime | None] = mapped_column()
 
 
-class PostTag(Base):
+class _PostLabel:
+    """The columns a label table has: one value of one post, in the order the author gave."""
+
+    post_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    value: Mapped[str] = mapped_column(String(100), primary_key=True)
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PostTag(_PostLabel, Base):
     """A campaign tag value of a post (a post with two tags counts in both campaigns)."""
 
     __tablename__ = "post_tags"
     __table_args__ = (Index("ix_post_tags_org_value", "organization_id", "value"),)
 
-    post_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
-    )
-    value: Mapped[str] = mapped_column(String(100), primary_key=True)
-    organization_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("organizations.id", ondelete="CASCADE")
-    )
-    position: Mapped[int] = mapped_column(Integer, default=0)
 
-
-class PostTopic(Base):
+class PostTopic(_PostLabel, Base):
     """A free topic label of a post."""
 
     __tablename__ = "post_topics"
     __table_args__ = (Index("ix_post_topics_org_value", "organization_id", "value"),)
-
-    post_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
-    )
-    value: Mapped[str] = mapped_column(String(100), primary_key=True)
-    organization_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("organizations.id", ondelete="CASCADE")
-    )
-    position: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class PostTarget(IdMixin, TimestampMixin, Base):

@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.db import dialect_name
+from pressroom.db import locked
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 
 LabelModel = type[PostTag] | type[PostTopic]
@@ -45,8 +45,7 @@ async def get_post(
     for_update: bool = False,
 ) -> Post | None:
     statement = live_posts(organization_id).where(Post.id == post_id)
-    if for_update and dialect_name(session) == "postgresql":
-        statement = statement.with_for_update().execution_options(populate_existing=True)
+    statement = locked(session, statement, lock=for_update)
     return (await session.scalars(statement)).one_or_none()
 
 
@@ -57,8 +56,7 @@ async def lock_posts(
     if not post_ids:
         return {}
     statement = select(Post).where(Post.id.in_(sorted(post_ids))).order_by(Post.id)
-    if dialect_name(session) == "postgresql":
-        statement = statement.with_for_update().execution_options(populate_existing=True)
+    statement = locked(session, statement)
     return {row.id: row for row in await session.scalars(statement)}
 
 
@@ -74,8 +72,7 @@ async def targets_of(
         .where(PostTarget.post_id.in_(list(post_ids)))
         .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
     )
-    if for_update and dialect_name(session) == "postgresql":
-        statement = statement.with_for_update().execution_options(populate_existing=True)
+    statement = locked(session, statement, lock=for_update)
     for target in await session.scalars(statement):
         found[target.post_id].append(target)
     return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,23 +19,13 @@ from pressroom.kit.ids import uuid7
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import format_utc
 from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
+from pressroom.webhooks.schemas import EventType
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime
 
-EVENT_TYPES: tuple[str, ...] = (
-    "channel.connected.v1",
-    "channel.disconnected.v1",
-    "channel.reconnect-required.v1",
-    "media.created.v1",
-    "post.created.v1",
-    "post.updated.v1",
-    "post.deleted.v1",
-    "post.scheduled.v1",
-    "post.published.v1",
-    "post.failed.v1",
-    "webhook.test.v1",
-)
+# The event kinds are declared once, as the wire type; this is the same list as values.
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 
 # Delivery workers listen here; a commit that queues deliveries wakes them at once.
 DELIVERIES_CHANNEL = "pressroom_deliveries"

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from sqlalchemy import Integer, String, Table, bindparam, insert, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -45,17 +45,19 @@ def lease_seconds(timeout: float, rounds: int) -> float:
     return rounds * timeout + 10
 
 
-async def claim(
-    runtime: Runtime,
-    *,
-    now: datetime,
-    lease_until: datetime,
-    lease_owner: str,
-    limit: int,
-    room: Mapping[uuid.UUID, int],
-    default_room: int,
-    full: Collection[uuid.UUID],
-) -> list[ClaimedDelivery]:
+class ClaimArguments(TypedDict):
+    """What a claim asks for; `claim` and `claim_due` take these as keywords."""
+
+    now: datetime
+    lease_until: datetime
+    lease_owner: str
+    limit: int
+    room: Mapping[uuid.UUID, int]
+    default_room: int
+    full: Collection[uuid.UUID]
+
+
+async def claim(runtime: Runtime, **arguments: Unpack[ClaimArguments]) -> list[ClaimedDelivery]:
     """Claim up to `limit` due deliveries of enabled endpoints, oldest due first; committed
     when this returns.
 
@@ -65,19 +67,10 @@ async def claim(
 
     The claim is on the path from an event to its first attempt: on PostgreSQL it is one
     statement in autocommit (one round trip); on SQLite a short transaction."""
-    arguments: dict[str, Any] = {
-        "now": now,
-        "lease_until": lease_until,
-        "lease_owner": lease_owner,
-        "limit": limit,
-        "room": room,
-        "default_room": default_room,
-        "full": full,
-    }
     engine = runtime.engine
     if engine.dialect.name == "postgresql":
         async with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
-            return await _claim_in_one_statement(connection, **arguments)
+            return await _claim_in_one_statement(connection, arguments)
     async with unit_of_work(runtime.sessions) as session:
         return await claim_due(session, **arguments)
 
@@ -133,30 +126,23 @@ RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.next_trigger, d.ex
 
 
 async def _claim_in_one_statement(
-    connection: AsyncConnection,
-    *,
-    now: datetime,
-    lease_until: datetime,
-    lease_owner: str,
-    limit: int,
-    room: Mapping[uuid.UUID, int],
-    default_room: int,
-    full: Collection[uuid.UUID],
+    connection: AsyncConnection, arguments: ClaimArguments
 ) -> list[ClaimedDelivery]:
+    room = arguments["room"]
     rows = await connection.execute(
         _CLAIM_SQL,
         {
-            "now": now,
-            "lease_until": lease_until,
-            "lease_owner": lease_owner,
-            "limit": limit,
-            "default_room": default_room,
-            "full": list(full),
+            "now": arguments["now"],
+            "lease_until": arguments["lease_until"],
+            "lease_owner": arguments["lease_owner"],
+            "limit": arguments["limit"],
+            "default_room": arguments["default_room"],
+            "full": list(arguments["full"]),
             "room_endpoints": list(room),
             "room_sizes": [max(0, size) for size in room.values()],
         },
     )
-    return _claimed(rows, lease_owner)
+    return _claimed(rows, arguments["lease_owner"])
 
 
 def _claimed(rows: Any, lease_owner: str) -> list[ClaimedDelivery]:
@@ -180,17 +166,10 @@ def _claimed(rows: Any, lease_owner: str) -> list[ClaimedDelivery]:
 
 
 async def claim_due(
-    session: AsyncSession,
-    *,
-    now: datetime,
-    lease_until: datetime,
-    lease_owner: str,
-    limit: int,
-    room: Mapping[uuid.UUID, int],
-    default_room: int,
-    full: Collection[uuid.UUID],
+    session: AsyncSession, **arguments: Unpack[ClaimArguments]
 ) -> list[ClaimedDelivery]:
     """`claim` in the caller's transaction, with portable statements (any database)."""
+    now, lease_owner, full = arguments["now"], arguments["lease_owner"], arguments["full"]
     candidates = (
         select(_deliveries.c.id, _deliveries.c.endpoint_id)
         .join(_endpoints, _endpoints.c.id == _deliveries.c.endpoint_id)
@@ -202,7 +181,7 @@ async def claim_due(
             _endpoints.c.enabled.is_(True),
         )
         .order_by(_deliveries.c.next_attempt_at)
-        .limit(limit)
+        .limit(arguments["limit"])
         .with_for_update(skip_locked=True, of=_deliveries)
     )
     if full:
@@ -210,7 +189,7 @@ async def claim_due(
     taken: Counter[uuid.UUID] = Counter()
     chosen: list[uuid.UUID] = []
     for delivery_id, endpoint_id in (await session.execute(candidates)).all():
-        if taken[endpoint_id] < room.get(endpoint_id, default_room):
+        if taken[endpoint_id] < arguments["room"].get(endpoint_id, arguments["default_room"]):
             taken[endpoint_id] += 1
             chosen.append(delivery_id)
     if not chosen:
@@ -233,7 +212,10 @@ async def claim_due(
         update(_deliveries)
         .where(_deliveries.c.id.in_(chosen))
         .values(
-            status="processing", lease_owner=lease_owner, lease_until=lease_until, updated_at=now
+            status="processing",
+            lease_owner=lease_owner,
+            lease_until=arguments["lease_until"],
+            updated_at=now,
         )
     )
     rows = await session.execute(

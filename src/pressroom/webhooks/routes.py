@@ -154,6 +154,16 @@ async def _endpoint(
     return endpoint
 
 
+async def _delivery(
+    session: Session, organization_id: uuid.UUID, endpoint_id: uuid.UUID, delivery_id: uuid.UUID
+) -> tuple[EndpointRow, Delivery]:
+    endpoint = await _endpoint(session, organization_id, endpoint_id)
+    delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
+    if delivery is None:
+        raise not_found("webhook delivery")
+    return endpoint, delivery
+
+
 async def _detail(session: Session, delivery: Delivery) -> WebhookDeliveryDetail:
     bodies = await repository.event_bodies(session, [delivery.event_id])
     attempts = await repository.attempts_of(session, delivery.id)
@@ -379,10 +389,7 @@ async def get_webhook_delivery(
     endpoint_id: EndpointId, delivery_id: DeliveryId, principal: WebhooksRead, session: Session
 ) -> WebhookDeliveryDetail:
     """Read a delivery with its attempts."""
-    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
-    delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
-    if delivery is None:
-        raise not_found("webhook delivery")
+    _, delivery = await _delivery(session, principal.organization_id, endpoint_id, delivery_id)
     return await _detail(session, delivery)
 
 
@@ -443,10 +450,9 @@ async def replay_webhook_delivery(
     runtime: RuntimeDep,
 ) -> WebhookDeliveryDetail:
     """Replay an exhausted delivery."""
-    endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
-    delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
-    if delivery is None:
-        raise not_found("webhook delivery")
+    endpoint, delivery = await _delivery(
+        session, principal.organization_id, endpoint_id, delivery_id
+    )
     replayed = await replay_delivery(session, runtime, endpoint, delivery)
     audit.set("webhookDelivery", delivery.id, {"replay": True, "eventId": str(delivery.event_id)})
     return await _detail(session, replayed)
