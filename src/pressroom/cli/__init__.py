@@ -75,7 +75,8 @@ def _name_values(command: Any) -> None:
             param.metavar = param.name.upper()
         if isinstance(param, TyperArgument):
             # Typer adds the type after an argument's name whatever its metavar.
-            param.display_type_rich = _no_type  # type: ignore[method-assign]
+            # (an instance attribute: typer's classes declare no such hook for mypy to see).
+            setattr(param, "display_type_rich", _no_type)  # noqa: B010
     for subcommand in getattr(command, "commands", {}).values():
         _name_values(subcommand)
 
