@@ -37,7 +37,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, free_port, fresh_postgres_database, server
+from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, server
 
 # (provider, content kinds) of the 12 channels.
 CHANNELS = [
@@ -340,7 +340,7 @@ async def make_tenant(database_url: str, data_dir: Path) -> tuple[uuid.UUID, str
     from pressroom.runtime import Runtime
 
     runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key="bench-key-" + "b" * 32)
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
     )
     try:
         tenant = await make(runtime, name="Bench analytics")
@@ -370,7 +370,7 @@ def main() -> None:
         env = {
             "PRESSROOM_DATABASE_URL": database_url,
             "PRESSROOM_DATA_DIR": str(data_dir),
-            "PRESSROOM_SECRET_KEY": "bench-key-" + "b" * 32,
+            "PRESSROOM_SECRET_KEY": SERVER_KEY,
             "PRESSROOM_RATE_LIMIT": "100000000/60",
         }
         port = free_port()

@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, free_port, fresh_postgres_database, server
+from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, server
 
 MiB = 1024 * 1024
 RESULTS = ROOT / "bench" / "results"
@@ -201,7 +201,7 @@ async def make_key(database_url: str, data_dir: Path) -> str:
     from pressroom.runtime import Runtime
 
     runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key="bench-key-" + "b" * 32)
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
     )
     try:
         return (await make_tenant(runtime, name="Bench media")).key
@@ -254,7 +254,7 @@ def main() -> None:
         env = {
             "PRESSROOM_DATABASE_URL": database_url,
             "PRESSROOM_DATA_DIR": str(server_dir),
-            "PRESSROOM_SECRET_KEY": "bench-key-" + "b" * 32,
+            "PRESSROOM_SECRET_KEY": SERVER_KEY,
             "PRESSROOM_RATE_LIMIT": "100000000/60",
         }
         sink_port, port = free_port(), free_port()

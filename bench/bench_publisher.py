@@ -34,9 +34,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, fresh_postgres_database
+from common import ROOT, SERVER_KEY, fresh_postgres_database
 
-SECRET = "bench-key-" + "p" * 32
+SECRET = SERVER_KEY
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, free_port, fresh_postgres_database, load, server
+from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, load, server
 
 
 async def make_key(database_url: str, data_dir: Path) -> str:
@@ -30,7 +30,7 @@ async def make_key(database_url: str, data_dir: Path) -> str:
     from pressroom.runtime import Runtime
 
     runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key="bench-key-" + "b" * 32)
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
     )
     try:
         return (await make_tenant(runtime, name="Bench")).key
@@ -67,7 +67,7 @@ def main() -> None:
         env = {
             "PRESSROOM_DATABASE_URL": database_url,
             "PRESSROOM_DATA_DIR": str(data_dir),
-            "PRESSROOM_SECRET_KEY": "bench-key-" + "b" * 32,
+            "PRESSROOM_SECRET_KEY": SERVER_KEY,
             # A limit the benchmark cannot reach: we measure the limiter's cost, not 429s.
             "PRESSROOM_RATE_LIMIT": "100000000/60",
         }

@@ -39,9 +39,9 @@ from sqlalchemy import func, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, free_port, fresh_postgres_database, pin
+from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, pin
 
-SECRET_KEY = "bench-key-" + "w" * 32
+SECRET_KEY = SERVER_KEY
 HOST = "bench.example.com"
 
 

@@ -17,6 +17,9 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+# One server key per benchmark run, for its in-process runtime and its server processes alike
+# (a database accepts only the key it was first used with; a key must be strong).
+SERVER_KEY = secrets.token_urlsafe(32)
 PG_SERVER = os.environ.get(
     "PRESSROOM_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )

@@ -73,7 +73,7 @@ def settings(database_url: str, data_dir: Path) -> Settings:
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
-        secret_key="test-server-key-" + "x" * 32,
+        secret_key="BavhibUOnsFgB3EjUUux2oLhBctTeRpr9Av6xaRSzTE",  # tests.factories.SERVER_KEY
         redis_url=None,
     )
 

@@ -11,6 +11,10 @@ from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant_service
 
+# The server key of every test on the shared test database (conftest's settings use it too): a
+# database accepts only the key it was first used with, and a key must be strong.
+SERVER_KEY = "BavhibUOnsFgB3EjUUux2oLhBctTeRpr9Av6xaRSzTE"
+
 
 @dataclass
 class Tenant:

@@ -15,7 +15,7 @@ from pressroom.auth.scopes import SCOPES
 from pressroom.db import unit_of_work
 from pressroom.http.routing import _find_requirements, api_routes
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, add_member_with_key, make_tenant
+from tests.factories import SERVER_KEY, Tenant, add_member_with_key, make_tenant
 
 
 def assert_unauthenticated(response: httpx.Response) -> None:
@@ -211,6 +211,7 @@ async def test_key_revoked_by_another_process_is_refused_at_once(
             **os.environ,
             "PRESSROOM_DATABASE_URL": database_url,
             "PRESSROOM_DATA_DIR": str(tmp_path),
+            "PRESSROOM_SECRET_KEY": SERVER_KEY,
         },
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

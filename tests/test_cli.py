@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pressroom.cli import app
+from tests.factories import SERVER_KEY
 
 runner = CliRunner()
 
@@ -26,7 +27,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) 
     env = {
         "PRESSROOM_DATABASE_URL": database_url,
         "PRESSROOM_DATA_DIR": str(tmp_path / "data"),
-        "PRESSROOM_SECRET_KEY": "cli-test-key-" + "y" * 32,
+        "PRESSROOM_SECRET_KEY": SERVER_KEY,
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -229,6 +230,7 @@ def test_worker_stops_gracefully_on_sigterm(tmp_path: Path, database_url: str):
         **os.environ,
         "PRESSROOM_DATABASE_URL": database_url,
         "PRESSROOM_DATA_DIR": str(tmp_path / "w"),
+        "PRESSROOM_SECRET_KEY": SERVER_KEY,
     }
     process = subprocess.Popen(
         [*pressroom_command(), "worker"],
@@ -290,3 +292,154 @@ def test_migrations_run_down_and_up_again(tmp_path: Path):
     finally:
         if server:
             asyncio.run(admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def test_db_upgrade_names_the_migrations_it_applied_and_then_that_none_were_left(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.setenv("PRESSROOM_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("PRESSROOM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PRESSROOM_SECRET_KEY", SERVER_KEY)
+    first = runner.invoke(app, ["db", "upgrade", "--json"])
+    assert first.exit_code == 0, first.output
+    applied = json.loads(first.stdout)["applied"]
+    assert applied[0] == "0001_foundation" and "0008_server_key_check" in applied
+    # Progress on stderr, one line per migration as it is applied.
+    assert [f"pressroom: applied migration {r}" for r in applied] == first.stderr.splitlines()
+    again = runner.invoke(app, ["db", "upgrade"])
+    assert again.exit_code == 0, again.output
+    assert again.stdout.strip() == "nothing to apply: the database was already up to date"
+
+
+def test_db_upgrade_in_words_counts_what_it_applied(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.setenv("PRESSROOM_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("PRESSROOM_SECRET_KEY", SERVER_KEY)
+    result = runner.invoke(app, ["db", "upgrade"])
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(
+        r"applied \d+ migrations \(0001_foundation, .*\); the database is up to "
+        r"date",
+        result.stdout.strip(),
+    )
+
+
+def test_lists_print_items_and_never_a_key(cli_env: dict[str, str]):
+    org, member, key = bootstrap()
+    organizations = run_json("orgs", "list")["items"]
+    assert {"id": org, "name": "CLI Org"} in [
+        {"id": o["id"], "name": o["name"]}
+        for o in organizations  # type: ignore[index]
+    ]
+    members = run_json("members", "list", "--org", org)["items"]
+    assert [(m["id"], m["email"], m["role"]) for m in members] == [  # type: ignore[index]
+        (member, "o@cli.example", "owner")
+    ]
+    revoked_id = run_json(
+        "keys", "create", "--org", org, "--member", member, "--scopes", "all", "--name", "old"
+    )["id"]
+    run_json("keys", "revoke", str(revoked_id))
+    result = runner.invoke(app, ["keys", "list", "--org", org, "--json"])
+    assert result.exit_code == 0, result.output
+    items = json.loads(result.stdout)["items"]
+    assert [set(item) for item in items] == [
+        {"id", "name", "prefix", "scopes", "memberId", "createdAt", "expiresAt", "revokedAt"}
+    ] * 2
+    assert key.startswith(items[0]["prefix"]) and items[0]["revokedAt"] is None
+    assert items[0]["scopes"] == ["workspace:read", "posts:read"]
+    assert items[1]["id"] == revoked_id and items[1]["revokedAt"] is not None
+    from pressroom.kit.crypto import digest_api_key
+
+    human = runner.invoke(app, ["keys", "list", "--org", org])
+    for output in (result.output, human.output):
+        assert key not in output and digest_api_key(key) not in output
+    assert len(human.stdout.splitlines()) == 2
+
+
+def test_keys_list_of_an_unknown_organization_fails(cli_env: dict[str, str]):
+    result = runner.invoke(
+        app, ["keys", "list", "--org", "00000000-0000-7000-8000-000000000000", "--json"]
+    )
+    assert result.exit_code == 1
+    assert "no such organization" in result.stderr
+
+
+def _commands(group: object, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, command in getattr(group, "commands", {}).items():
+        found.append((*path, name))
+        found += _commands(command, (*path, name))
+    return found
+
+
+def test_help_names_values_without_type_placeholders():
+    import typer.main
+
+    commands = _commands(typer.main.get_command(app))
+    assert ("keys", "list") in commands and ("channels", "connect") in commands
+    for command in [(), *commands]:
+        result = runner.invoke(app, [*command, "--help"])
+        assert result.exit_code == 0, (command, result.output)
+        for placeholder in ("<bool>", "<str>", "<int>", "<path>"):
+            assert placeholder not in result.output, (command, result.output)
+    keys_create = runner.invoke(app, ["keys", "create", "--help"]).output
+    assert "--org ORG" in keys_create and "--expires-in SECONDS" in keys_create
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"pressroom {version('pressroom')}"
+
+
+def test_serve_on_a_busy_port_exits_1_having_printed_and_created_nothing(tmp_path: Path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "demo")}
+        env.pop("PRESSROOM_DATABASE_URL", None)
+        env.pop("PRESSROOM_SECRET_KEY", None)
+        finished = subprocess.run(
+            [*pressroom_command(), "serve", "--demo", "--port", str(port)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert finished.returncode == 1
+    assert finished.stdout == ""
+    assert f"cannot listen on 127.0.0.1:{port}" in finished.stderr
+    # No database, no key: nothing was minted.
+    assert not (tmp_path / "demo" / "pressroom.db").exists()
+
+
+def test_each_demo_run_revokes_the_previous_demo_key(cli_env: dict[str, str]):
+    import asyncio
+
+    from pressroom.cli import create_demo
+    from pressroom.config import Settings
+    from pressroom.runtime import Runtime
+
+    async def twice() -> tuple[dict[str, object], dict[str, object], bool, bool]:
+        runtime = Runtime.build(Settings())
+        try:
+            first = await create_demo(runtime)
+            second = await create_demo(runtime)
+            old = await runtime.authenticate(str(first["key"]))
+            new = await runtime.authenticate(str(second["key"]))
+            return first, second, old is None, new is not None
+        finally:
+            await runtime.close()
+
+    first, second, old_refused, new_accepted = asyncio.run(twice())
+    assert first["organizationId"] == second["organizationId"]
+    assert second["revokedKeys"] >= 1  # type: ignore[operator]
+    assert old_refused and new_accepted
+    keys = run_json("keys", "list", "--org", str(second["organizationId"]))["items"]
+    working = [k for k in keys if k["revokedAt"] is None]  # type: ignore[index]
+    assert [k["name"] for k in working] == ["demo owner key"]  # type: ignore[index]

@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, make_tenant
+from tests.factories import SERVER_KEY, Tenant, make_tenant
 from tests.media import factories as media
 
 EXAMPLES = int(os.environ.get("PRESSROOM_FUZZ_EXAMPLES", "25"))
@@ -51,7 +51,7 @@ def _free_port() -> int:
 
 async def _tenants(database_url: str, data_dir: Path) -> tuple[Tenant, Tenant]:
     runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key="fuzz-" + "f" * 40)
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
     )
     try:
         return await make_tenant(runtime, name="Fuzz A"), await make_tenant(runtime, name="Fuzz B")
@@ -70,7 +70,7 @@ def live_server(
         **os.environ,
         "PRESSROOM_DATABASE_URL": database_url,
         "PRESSROOM_DATA_DIR": str(data_dir),
-        "PRESSROOM_SECRET_KEY": "fuzz-" + "f" * 40,
+        "PRESSROOM_SECRET_KEY": SERVER_KEY,
         "PRESSROOM_RATE_LIMIT": "1000000/60",
         "PRESSROOM_AUTH_FAILURE_LIMIT": "1000000/60",
         "PRESSROOM_LOG_LEVEL": "WARNING",
@@ -106,7 +106,7 @@ def _document() -> dict[str, object]:
 
     from pressroom.app import create_app
 
-    app = create_app(Settings(data_dir=Path(tempfile.mkdtemp()), secret_key="doc-" + "d" * 40))
+    app = create_app(Settings(data_dir=Path(tempfile.mkdtemp()), secret_key=SERVER_KEY))
     return app.openapi()
 
 

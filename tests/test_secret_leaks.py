@@ -47,6 +47,7 @@ from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event
 from pressroom.workers.loops import default_loops
 from pressroom.workers.runner import WorkerRunner
 from tests.channels.factories import connect_channel
+from tests.factories import SERVER_KEY
 from tests.media.factories import CONTENT_TYPE, FormPart, multipart_body, png_bytes
 from tests.posts.factories import cancel_queued_targets
 from tests.webhooks.factories import eventually
@@ -81,7 +82,7 @@ def settings(database_url: str, data_dir: Path, leak_receiver: WebhookReceiver) 
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
-        secret_key="test-server-key-" + "x" * 32,
+        secret_key=SERVER_KEY,
         redis_url=None,
         public_url="https://pressroom.example",
         x_client_id="leak-check-x-client",

@@ -70,9 +70,12 @@ def create_app(
         gc.freeze()
         gc.set_threshold(20_000, 20, 20)
         runner = WorkerRunner(runtime, default_loops()) if run_workers else None
-        if runner:
-            await runner.start()
         try:
+            # Before serving anything: a node with another server key than the database's
+            # refuses to start (ServerKeyMismatch) instead of failing every decryption.
+            await runtime.verify_server_key()
+            if runner:
+                await runner.start()
             yield
         finally:
             if runner:

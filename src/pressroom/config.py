@@ -8,9 +8,10 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import ByteSize, Field, SecretStr, field_validator
+from pydantic import ByteSize, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pressroom.kit.crypto import GENERATE_KEY_HINT, weak_key_reason
 from pressroom.kit.outbound.destination import parse_resolve_overrides
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -25,7 +26,10 @@ def parse_rate(value: str) -> tuple[int, int]:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PRESSROOM_", extra="ignore")
+    # Inputs stay out of validation errors: they may be keys, secrets or URLs with passwords.
+    model_config = SettingsConfigDict(
+        env_prefix="PRESSROOM_", extra="ignore", hide_input_in_errors=True
+    )
 
     database_url: str | None = None
     data_dir: Path = Path(".pressroom")
@@ -112,6 +116,30 @@ class Settings(BaseSettings):
     def _check_rate(cls, value: str) -> str:
         parse_rate(value)
         return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _check_secret_key(cls, value: str | None) -> str | None:
+        if not value:
+            return None  # set but empty: generated into the data directory
+        # Used exactly as given (never stripped): the key of existing encrypted data.
+        reason = weak_key_reason(value)
+        if reason:
+            raise ValueError(
+                f"PRESSROOM_SECRET_KEY is too weak: {reason}. Generate one with {GENERATE_KEY_HINT}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _postgres_needs_a_shared_key(self) -> Settings:
+        # Nodes on different hosts would each generate a key of their own into their data
+        # directory, and none could read what the others encrypted.
+        if self.secret_key is None and self.effective_database_url.startswith("postgres"):
+            raise ValueError(
+                "PRESSROOM_SECRET_KEY must be set (the same value on every node) when "
+                f"PRESSROOM_DATABASE_URL is PostgreSQL. Generate one with {GENERATE_KEY_HINT}"
+            )
+        return self
 
     @field_validator("webhook_retry_schedule", "publisher_retry_schedule")
     @classmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -165,8 +165,12 @@ async def unit_of_work(
         yield session
 
 
-def migrate(url: str, revision: str = "heads") -> None:
-    """Apply Alembic migrations (blocking; runs its own event loop)."""
+def migrate(
+    url: str, revision: str = "heads", *, on_applied: Callable[[str], object] | None = None
+) -> list[str]:
+    """Apply Alembic migrations (blocking; runs its own event loop); the ids of the revisions
+    applied, in order (none when the database was up to date). `on_applied` hears each id as
+    soon as its migration is done, for progress output."""
     from alembic import command
     from alembic.config import Config
 
@@ -176,4 +180,14 @@ def migrate(url: str, revision: str = "heads") -> None:
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     config.set_main_option("sqlalchemy.url", driver_url)
+    applied: list[str] = []
+
+    def heard(revision_id: str) -> None:
+        applied.append(revision_id)
+        if on_applied is not None:
+            on_applied(revision_id)
+
+    # migrations/env.py calls this after each applied revision.
+    config.attributes["on_revision_applied"] = heard
     command.upgrade(config, revision)
+    return applied

@@ -22,10 +22,16 @@ from pressroom.auth.service import (
 )
 from pressroom.config import Settings
 from pressroom.db import create_engine, make_sessionmaker
-from pressroom.kit.crypto import SecretBox, digest_api_key, load_or_create_server_key
+from pressroom.kit.crypto import (
+    SecretBox,
+    digest_api_key,
+    load_or_create_server_key,
+    server_key_file,
+)
 from pressroom.kit.notify import Notifier
 from pressroom.kit.outbound.api import build_api_client
 from pressroom.kit.ratelimit import RateLimiter
+from pressroom.server_key import verify_server_key
 
 # A channel was disconnected: (session, runtime, channel id, reason), in the disconnect's
 # transaction.
@@ -77,6 +83,17 @@ class Runtime:
         if principal is not None and listening:
             self._principals.put(digest, principal, now, generation)
         return principal
+
+    async def verify_server_key(self) -> None:
+        """Refuse to run with another server key than the database's (ServerKeyMismatch); the
+        first node on a database records its key's check value. Every entry point calls this
+        before doing anything else."""
+        generated = None if self.settings.secret_key else self.settings.resolved_data_dir
+        await verify_server_key(
+            self.sessions,
+            self.box,
+            key_file=server_key_file(generated) if generated is not None else None,
+        )
 
     @property
     def reader(self) -> AsyncEngine:

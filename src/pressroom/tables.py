@@ -19,6 +19,7 @@ from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.media.models import MediaAsset
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 from pressroom.providers.sandbox.models import SandboxPublication
+from pressroom.server_key import ServerKeyCheck
 from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "PostTarget",
     "PostTopic",
     "SandboxPublication",
+    "ServerKeyCheck",
     "TargetMetrics",
     "WebhookEndpoint",
 ]

@@ -20,6 +20,7 @@ from pressroom.cli import app as cli
 from pressroom.config import Settings
 from pressroom.posts.models import Post, PostTarget
 from pressroom.runtime import Runtime
+from tests.factories import SERVER_KEY
 
 runner = CliRunner()
 
@@ -28,7 +29,7 @@ runner = CliRunner()
 def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> None:
     monkeypatch.setenv("PRESSROOM_DATABASE_URL", database_url)
     monkeypatch.setenv("PRESSROOM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("PRESSROOM_SECRET_KEY", "cli-test-key-" + "y" * 32)
+    monkeypatch.setenv("PRESSROOM_SECRET_KEY", SERVER_KEY)
 
 
 def run_json(*args: str) -> dict[str, Any]:
@@ -266,7 +267,10 @@ def test_demo_history_spans_about_90_days_and_is_made_once(cli_env: None):
     org, _, key = organization()
     made = run_json("analytics", "import", "--org", org, "--demo")["imported"]
     assert made >= 150
-    assert run_json("analytics", "import", "--org", org, "--demo") == {"imported": 0}
+    assert run_json("analytics", "import", "--org", org, "--demo") == {
+        "imported": 0,
+        "reason": "the organization already has published history",
+    }
 
     async def span(runtime: Runtime) -> tuple[datetime, datetime]:
         async with runtime.sessions() as session:
@@ -308,3 +312,32 @@ def test_import_needs_exactly_one_of_a_file_and_demo(cli_env: None, tmp_path: Pa
     result = runner.invoke(cli, ["analytics", "import", "--org", org, str(path), "--demo"])
     assert result.exit_code == 1
     assert "either FILE or --demo" in result.stderr
+
+
+def test_demo_import_into_an_organization_with_history_says_why_and_succeeds(cli_env: None):
+    org, _, _ = organization()
+    run_json("analytics", "import", "--org", org, "--demo")
+    again = runner.invoke(cli, ["analytics", "import", "--org", org, "--demo"])
+    assert again.exit_code == 0
+    assert again.stdout.strip() == (
+        "imported 0 published posts: the organization already has published history"
+    )
+
+
+def test_a_long_import_reports_progress_on_stderr_only(
+    cli_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from pressroom.cli import history
+
+    monkeypatch.setattr(history, "PROGRESS_EVERY", 2)
+    org, channel, _ = organization()
+    line = {"channelId": channel, "publishedAt": "2026-03-06T10:00:00Z", "contentKind": "post"}
+    path = write_lines(tmp_path / "history.jsonl", [line] * 5)
+    result = runner.invoke(cli, ["analytics", "import", "--org", org, str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"imported": 5}
+    assert result.stderr.splitlines() == [
+        "pressroom: read 2 lines",
+        "pressroom: read 4 lines",
+        "pressroom: read 5 lines; writing them",
+    ]

@@ -16,6 +16,7 @@ from pressroom.cli import app, create_demo
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
+from tests.factories import SERVER_KEY
 
 runner = CliRunner()
 
@@ -24,7 +25,7 @@ runner = CliRunner()
 def cli_env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> None:
     monkeypatch.setenv("PRESSROOM_DATABASE_URL", database_url)
     monkeypatch.setenv("PRESSROOM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("PRESSROOM_SECRET_KEY", "test-server-key-" + "x" * 32)
+    monkeypatch.setenv("PRESSROOM_SECRET_KEY", SERVER_KEY)
 
 
 def _organization() -> str:

@@ -36,7 +36,7 @@ from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.logs import JSONFormatter
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, add_member_with_key
+from tests.factories import SERVER_KEY, Tenant, add_member_with_key
 from tests.posts.factories import events_of
 
 PUBLIC_URL = "https://pressroom.example"
@@ -53,7 +53,7 @@ def settings(database_url: str, data_dir: Path) -> Settings:
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
-        secret_key="test-server-key-" + "x" * 32,
+        secret_key=SERVER_KEY,
         redis_url=None,
         public_url=PUBLIC_URL,
         x_client_id="x-client-id",

@@ -34,7 +34,7 @@ from tests.channels.fake_connector import (
     page,
 )
 from tests.channels.test_oauth_connect import audit_of, channels_of, query_of, start
-from tests.factories import Tenant
+from tests.factories import SERVER_KEY, Tenant
 from tests.posts.factories import events_of
 
 PUBLIC_URL = "https://pressroom.example"
@@ -47,7 +47,7 @@ def settings(database_url: str, data_dir: Path) -> Settings:
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
-        secret_key="test-server-key-" + "x" * 32,
+        secret_key=SERVER_KEY,
         redis_url=None,
         public_url=PUBLIC_URL,
         facebook_client_id="facebook-app-id",

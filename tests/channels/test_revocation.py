@@ -42,7 +42,7 @@ from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
 from pressroom.workers.loops import default_loops
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant
+from tests.factories import SERVER_KEY, Tenant
 
 X_CLIENT = "revocation-x-client"
 X_SECRET = f"x-app-secret-{uuid.uuid4().hex}"
@@ -57,7 +57,7 @@ def settings(database_url: str, data_dir: Path) -> Settings:
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
-        secret_key="test-server-key-" + "x" * 32,
+        secret_key=SERVER_KEY,
         redis_url=None,
         x_client_id=X_CLIENT,
         x_client_secret=SecretStr(X_SECRET),

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from pressroom.audit.models import AuditEntry
 from pressroom.auth.models import Member
 from pressroom.db import unit_of_work
+from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
@@ -175,3 +178,100 @@ async def test_in_progress_claim_is_409_until_finished(
         headers={**tenant.headers, "Idempotency-Key": "held"},
     )
     assert retried.status_code == 201
+
+
+async def claim_held(runtime: Runtime, tenant: Tenant, key: str) -> object:
+    """Claim `key` for a createTestMember request, as the first request's server would."""
+    from pressroom.http import idempotency
+
+    body = idempotency.canonical_json(json.dumps({"email": f"{key}@example.com"}).encode())
+    return await idempotency.claim(
+        runtime.sessions,
+        runtime.box,
+        organization_id=tenant.organization_id,
+        key=key,
+        operation_id="createTestMember",
+        fingerprint_value=idempotency.fingerprint("createTestMember", "POST", URL, body),
+        retention=idempotency.timedelta(hours=24),
+    )
+
+
+async def locked_until(runtime: Runtime, tenant: Tenant, key: str) -> datetime:
+    async with unit_of_work(runtime.sessions) as session:
+        record = await session.scalar(
+            select(IdempotencyRecord).where(
+                IdempotencyRecord.organization_id == tenant.organization_id,
+                IdempotencyRecord.key == key,
+            )
+        )
+        assert record is not None
+        return record.locked_until
+
+
+async def test_in_progress_answer_says_when_to_retry(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    from pressroom.http import idempotency
+
+    claimed = await claim_held(runtime, tenant, "busy")
+    assert isinstance(claimed, idempotency.Claim)
+    response = await test_client.post(
+        URL,
+        json={"email": "busy@example.com"},
+        headers={**tenant.headers, "Idempotency-Key": "busy"},
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "idempotency_key_in_progress"
+    assert 1 <= int(response.headers["Retry-After"]) <= 30
+    await idempotency.release(runtime.sessions, claimed)
+
+
+async def test_a_claim_whose_server_died_lapses_within_30_seconds_and_the_retry_runs(
+    test_client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from pressroom.http import idempotency
+
+    monkeypatch.setattr(idempotency, "CLAIM_RENEWAL_SECONDS", 0.05)
+    # The first request's task ends without storing or releasing: its process died.
+    claimed = await asyncio.create_task(claim_held(runtime, tenant, "orphan"))
+    assert isinstance(claimed, idempotency.Claim)
+    lapses = await locked_until(runtime, tenant, "orphan")
+    assert lapses <= datetime.now(UTC) + timedelta(seconds=30)
+    await asyncio.sleep(0.3)  # several renewal periods: nothing renews a dead request's claim
+    assert await locked_until(runtime, tenant, "orphan") == lapses
+
+    async with unit_of_work(runtime.sessions) as session:  # the 30 seconds have passed
+        await session.execute(
+            update(IdempotencyRecord)
+            .where(
+                IdempotencyRecord.organization_id == tenant.organization_id,
+                IdempotencyRecord.key == "orphan",
+            )
+            .values(locked_until=datetime.now(UTC) - timedelta(seconds=1))
+        )
+    retried = await test_client.post(
+        URL,
+        json={"email": "orphan@example.com"},
+        headers={**tenant.headers, "Idempotency-Key": "orphan"},
+    )
+    assert retried.status_code == 201
+    assert await count_members(runtime, tenant, "orphan@example.com") == 1
+
+
+async def test_a_running_request_keeps_renewing_its_claim(
+    runtime: Runtime, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+):
+    from pressroom.http import idempotency
+
+    monkeypatch.setattr(idempotency, "CLAIM_RENEWAL_SECONDS", 0.05)
+    claimed = await claim_held(runtime, tenant, "long-upload")
+    assert isinstance(claimed, idempotency.Claim)
+    first = await locked_until(runtime, tenant, "long-upload")
+    deadline = asyncio.get_running_loop().time() + 10
+    while await locked_until(runtime, tenant, "long-upload") == first:
+        assert asyncio.get_running_loop().time() < deadline, "the claim was never renewed"
+        await asyncio.sleep(0.02)
+    await idempotency.release(runtime.sessions, claimed)

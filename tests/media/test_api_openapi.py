@@ -8,6 +8,7 @@ import pytest
 
 from pressroom.app import create_app
 from pressroom.config import Settings
+from tests.factories import SERVER_KEY
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,7 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         Settings(
             database_url=f"sqlite:///{data_dir / 'unused.db'}",
             data_dir=data_dir,
-            secret_key="openapi-test-key-" + "x" * 32,
+            secret_key=SERVER_KEY,
         )
     )
     return app.openapi()

@@ -27,7 +27,7 @@ from pressroom.posts.schemas import PostCreate
 from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant
+from tests.factories import SERVER_KEY, Tenant
 from tests.posts.factories import insert_scheduled_posts
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
@@ -94,7 +94,7 @@ def worker_processes(
         **os.environ,
         "PRESSROOM_DATABASE_URL": database_url,
         "PRESSROOM_DATA_DIR": str(tmp_path / "worker-data"),
-        "PRESSROOM_SECRET_KEY": "test-server-key-" + "x" * 32,
+        "PRESSROOM_SECRET_KEY": SERVER_KEY,
         "PRESSROOM_LOG_LEVEL": "INFO",
         **{f"PRESSROOM_{name.upper()}": value for name, value in settings.items()},
     }

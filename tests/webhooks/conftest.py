@@ -13,6 +13,7 @@ from pressroom.config import Settings
 from pressroom.runtime import Runtime
 from pressroom.workers.loops import webhook_loops
 from pressroom.workers.runner import WorkerRunner
+from tests.factories import SERVER_KEY
 
 from .factories import settle_queue
 from .receiver import WebhookReceiver
@@ -42,7 +43,7 @@ def settings(database_url: str, data_dir: Path, shared_receiver: WebhookReceiver
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
-        secret_key="test-server-key-" + "x" * 32,
+        secret_key=SERVER_KEY,
         redis_url=None,
         webhook_resolve=shared_receiver.resolve_setting,
         webhook_ca_bundle=shared_receiver.ca_bundle_path,

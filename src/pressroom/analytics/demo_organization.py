@@ -1,7 +1,9 @@
 """The demo `pressroom serve --demo` sets up: an organization with its owner (made once), a
 sandbox and a simulated Bluesky channel, about 90 days of history on them (analytics/demo.py),
-and a fresh all-scope key for the owner each time. Every change is written to the audit ledger
-as the command line's.
+and a fresh all-scope key for the owner each time, revoking the demo keys issued before (only
+their digests are stored, so an old key cannot be shown again, and each run would otherwise leave
+one more key that never expires). Every change is written to the audit ledger as the command
+line's.
 
 It lives in analytics because that is the lowest domain that may call every service it needs
 (tenant, auth, channels and the analytics history)."""
@@ -31,6 +33,8 @@ class Demo:
     organization_id: uuid.UUID
     # The owner's new key: shown once, stored only as a digest.
     key: str = field(repr=False)
+    # How many earlier demo keys were revoked to make way for it.
+    revoked: int = 0
 
 
 async def create_demo(session: AsyncSession, runtime: Runtime) -> Demo:
@@ -42,6 +46,7 @@ async def create_demo(session: AsyncSession, runtime: Runtime) -> Demo:
     await _connect_channels(session, runtime, organization_id)
     # After the channels: the history goes on the demo's channels.
     await _create_history(session, runtime, organization_id)
+    revoked = await _revoke_earlier_keys(session, runtime, owner)
     issued = await auth.issue_key(
         session,
         organization_id=organization_id,
@@ -57,7 +62,22 @@ async def create_demo(session: AsyncSession, runtime: Runtime) -> Demo:
         issued.id,
         {"name": DEMO_KEY_NAME, "scopes": list(SCOPES)},
     )
-    return Demo(organization_id, issued.key)
+    return Demo(organization_id, issued.key, revoked)
+
+
+async def _revoke_earlier_keys(session: AsyncSession, runtime: Runtime, owner: Member) -> int:
+    """Revoke the demo keys of earlier runs that still work; how many."""
+    earlier = [
+        key
+        for key in await auth.keys_of(session, owner.organization_id, owner.id)
+        if key.name == DEMO_KEY_NAME and key.revoked_at is None
+    ]
+    for key in earlier:
+        await auth.revoke_key(session, key.id, runtime.notifier)
+        await audit.append_command_line(
+            session, owner.organization_id, "cli.keys.revoke", "apiKey", key.id, {"revoked": True}
+        )
+    return len(earlier)
 
 
 async def _create_organization(session: AsyncSession) -> Member:

@@ -89,6 +89,17 @@ async def issue_key(
 CREDENTIALS_CHANNEL = "pressroom_credentials"
 
 
+async def keys_of(
+    session: AsyncSession, organization_id: uuid.UUID, member_id: uuid.UUID | None = None
+) -> list[ApiKey]:
+    """The organization's keys (revoked and expired ones too), oldest first; only one member's
+    when `member_id` is given."""
+    statement = select(ApiKey).where(ApiKey.organization_id == organization_id)
+    if member_id is not None:
+        statement = statement.where(ApiKey.member_id == member_id)
+    return list((await session.scalars(statement.order_by(ApiKey.created_at, ApiKey.id))).all())
+
+
 async def revoke_key(session: AsyncSession, key_id: uuid.UUID, notifier: Notifier) -> ApiKey:
     row = await session.get(ApiKey, key_id)
     if row is None:

@@ -3,15 +3,22 @@
 A claim is a row inserted in its own short transaction; the unique constraint on
 (organization, key) decides between concurrent requests. The winner's response is
 stored in the same transaction as its effect, so a stored response always describes
-a committed change and a committed change always has its stored response."""
+a committed change and a committed change always has its stored response.
+
+A claim holds a short lease that the request renews while it runs. A request whose process
+died stops renewing, so its claim lapses within CLAIM_LEASE and the client's retry runs; a
+long request (a large upload) keeps its claim however long it takes."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
+import math
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -26,8 +33,14 @@ from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import PressroomError, field_error
 
 HEADER = "idempotency-key"
-# How long a claim may run before another request may take it over (a crashed node).
-CLAIM_LEASE = timedelta(minutes=5)
+# How long a claim lasts unless its request renews it: a crashed node's claim is taken over
+# at most this long after its last renewal (README "Idempotency").
+CLAIM_LEASE = timedelta(seconds=30)
+# How often a running request renews its claim: a third of the lease leaves two renewals'
+# worth of slack for a slow database.
+CLAIM_RENEWAL_SECONDS = 10.0
+
+log = logging.getLogger(__name__)
 
 IDEMPOTENT_OPERATIONS = frozenset(
     {
@@ -75,6 +88,58 @@ def fingerprint(operation_id: str, method: str, path: str, canonical_body: bytes
 @dataclass
 class Claim:
     record_id: uuid.UUID
+    # Renews the lease while the claiming request runs; stopped by store() and release(),
+    # and when the task that claimed ends however it ends.
+    renewal: asyncio.Task[None] | None = None
+
+    def stop_renewing(self) -> None:
+        if self.renewal is not None:
+            self.renewal.cancel()
+
+
+def _renewing(sessions: async_sessionmaker[AsyncSession], record_id: uuid.UUID) -> Claim:
+    """A claim of the current task, renewed until that task ends."""
+    claimed = Claim(record_id)
+    owner = asyncio.current_task()
+    claimed.renewal = asyncio.create_task(_renew(sessions, record_id))
+    if owner is not None:
+        owner.add_done_callback(lambda _: claimed.stop_renewing())
+    return claimed
+
+
+async def _renew(sessions: async_sessionmaker[AsyncSession], record_id: uuid.UUID) -> None:
+    while True:
+        await asyncio.sleep(CLAIM_RENEWAL_SECONDS)
+        try:
+            async with unit_of_work(sessions) as session:
+                await session.execute(
+                    update(IdempotencyRecord)
+                    .where(
+                        IdempotencyRecord.id == record_id,
+                        IdempotencyRecord.state == "in_progress",
+                    )
+                    .values(locked_until=utcnow() + CLAIM_LEASE)
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The next renewal may succeed; until the lease ends the claim still holds.
+            log.warning("could not renew an idempotency claim", exc_info=True)
+
+
+def in_progress(locked_until: datetime, now: datetime) -> PressroomError:
+    """409 `idempotency_key_in_progress`, with Retry-After: the seconds until the running
+    request's claim lapses unless renewed. By then the first request has finished (the retry
+    gets its stored response), is still running (another 409), or its process died (the retry
+    runs)."""
+    seconds = math.ceil((locked_until - now).total_seconds())
+    lease = int(CLAIM_LEASE.total_seconds())
+    return PressroomError(
+        "idempotency_key_in_progress",
+        detail="The first request with this Idempotency-Key is still running; retry after "
+        "Retry-After seconds.",
+        headers={"Retry-After": str(min(max(seconds, 1), lease))},
+    )
 
 
 @dataclass
@@ -135,7 +200,7 @@ async def claim(
             )
             inserted = (await session.execute(statement)).scalar_one_or_none()
             if inserted is not None:
-                return Claim(inserted)
+                return _renewing(sessions, inserted)
             record = (
                 await session.execute(
                     select(IdempotencyRecord)
@@ -159,12 +224,10 @@ async def claim(
                 )
             if record.state == "in_progress":
                 if record.locked_until > now:
-                    raise PressroomError(
-                        "idempotency_key_in_progress",
-                        detail="The first request with this Idempotency-Key is still running.",
-                    )
+                    raise in_progress(record.locked_until, now)
+                # Abandoned: its request stopped renewing (its process died). Take it over.
                 record.locked_until = now + CLAIM_LEASE
-                return Claim(record.id)
+                return _renewing(sessions, record.id)
             body = record.body or ""
             if record.body_encrypted:
                 body = box.decrypt(body)
@@ -175,13 +238,16 @@ async def claim(
                 location=record.location,
                 secret=record.body_encrypted,
             )
-    raise PressroomError("idempotency_key_in_progress", detail="Retry the request.")
+    raise PressroomError(
+        "idempotency_key_in_progress", detail="Retry the request.", headers={"Retry-After": "1"}
+    )
 
 
 async def store(
     session: AsyncSession, box: SecretBox, claimed: Claim, response: Response, *, secret: bool
 ) -> None:
     """Record the outcome in the caller's transaction (the one holding the effect)."""
+    claimed.stop_renewing()
     body = bytes(response.body).decode()
     await session.execute(
         update(IdempotencyRecord)
@@ -199,6 +265,7 @@ async def store(
 
 async def release(sessions: async_sessionmaker[AsyncSession], claimed: Claim) -> None:
     """Forget a claim whose request failed with a 5xx, so a retry can run."""
+    claimed.stop_renewing()
     async with unit_of_work(sessions) as session:
         await session.execute(
             delete(IdempotencyRecord).where(

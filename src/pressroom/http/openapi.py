@@ -101,7 +101,12 @@ _IDEMPOTENCY_PARAMETER: dict[str, Any] = {
     "description": "1-255 printable ASCII characters. A repeat of the same request within "
     "24 hours returns the stored response with `Idempotent-Replayed: true` and has no second "
     "effect; the same key with a different request is 409 `idempotency_key_reused`; while the "
-    "first is running, 409 `idempotency_key_in_progress`.",
+    "first is running, 409 `idempotency_key_in_progress` with `Retry-After`: the seconds (1-30) "
+    "until the first request's claim lapses unless it renews it. A running request renews its "
+    "claim every 10 seconds however long it runs; a request whose server died stops renewing, "
+    "so a retry after `Retry-After` either gets the stored response, another 409 (still "
+    "running), or runs as the first request (the abandoned claim is released at most 30 "
+    "seconds after the server died).",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
 }
 

@@ -53,8 +53,9 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
     "idempotency_key_in_progress": (
         409,
         "Idempotency key in progress",
-        "A request with this Idempotency-Key is still being processed. Retry after it finishes "
-        "to receive its stored response.",
+        "A request with this Idempotency-Key is still being processed. Retry after the "
+        "`Retry-After` seconds to receive its stored response; if the server handling it died, "
+        "its claim lapses within 30 seconds and the retry runs instead.",
     ),
     "post_not_editable": (
         409,

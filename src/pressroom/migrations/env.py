@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from alembic import context
+from alembic.runtime.migration import MigrationContext, MigrationInfo
 from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -15,6 +18,15 @@ config = context.config
 target_metadata = Base.metadata
 
 
+def _report_applied(
+    ctx: MigrationContext, step: MigrationInfo, heads: Collection[Any], run_args: Mapping[str, Any]
+) -> None:
+    # pressroom.db.migrate listens, to say which revisions a run applied.
+    listener = config.attributes.get("on_revision_applied")
+    if listener is not None and step.is_upgrade and not step.is_stamp:
+        listener(step.up_revision_id)
+
+
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
@@ -22,6 +34,7 @@ def _run(connection: Connection) -> None:
         # SQLite cannot ALTER most things: batch mode recreates the table.
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        on_version_apply=_report_applied,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -55,3 +55,20 @@ async def require_organization(session: AsyncSession, organization_id: uuid.UUID
 async def member_with_email(session: AsyncSession, email: str) -> Member | None:
     """A member with this address, in whichever organization (the first found)."""
     return await session.scalar(select(Member).where(Member.email == email.strip().lower()))
+
+
+async def organizations(session: AsyncSession) -> list[Organization]:
+    """Every organization, oldest first (the command line's listing)."""
+    statement = select(Organization).order_by(Organization.created_at, Organization.id)
+    return list((await session.scalars(statement)).all())
+
+
+async def members_of(session: AsyncSession, organization_id: uuid.UUID) -> list[Member]:
+    """The organization's members, oldest first; LookupError if there is no such organization."""
+    await require_organization(session, organization_id)
+    statement = (
+        select(Member)
+        .where(Member.organization_id == organization_id)
+        .order_by(Member.created_at, Member.id)
+    )
+    return list((await session.scalars(statement)).all())

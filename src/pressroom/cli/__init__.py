@@ -5,50 +5,99 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Annotated, Any, TextIO, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
+from typer.core import TyperArgument
 
 from pressroom.audit import service as audit
 from pressroom.auth import service as auth
 from pressroom.auth.scopes import SCOPES, parse_scopes
 from pressroom.config import Settings
 from pressroom.db import migrate, unit_of_work
-from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
+from pressroom.server_key import ServerKeyMismatch
 from pressroom.tenant import service as tenant
 
 T = TypeVar("T")
 
-app = typer.Typer(
+
+def _group(help_text: str) -> typer.Typer:
+    # Plain help: rich panels would show `<bool>` beside every flag and `--help`.
+    return typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=help_text)
+
+
+app: typer.Typer = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     help="Pressroom publishing API.",
 )
-db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
-orgs_app = typer.Typer(no_args_is_help=True, help="Organizations.")
-members_app = typer.Typer(no_args_is_help=True, help="Members of an organization.")
-keys_app = typer.Typer(no_args_is_help=True, help="API keys.")
-audit_app = typer.Typer(no_args_is_help=True, help="The audit ledger.")
+db_app = _group("Database migrations.")
+orgs_app = _group("Organizations.")
+members_app = _group("Members of an organization.")
+keys_app = _group("API keys.")
+audit_app = _group("The audit ledger.")
 app.add_typer(db_app, name="db")
 app.add_typer(orgs_app, name="orgs")
 app.add_typer(members_app, name="members")
 app.add_typer(keys_app, name="keys")
 app.add_typer(audit_app, name="audit")
-channels_app = typer.Typer(no_args_is_help=True, help="Connected social accounts.")
+channels_app = _group("Connected social accounts.")
 app.add_typer(channels_app, name="channels")
-analytics_app = typer.Typer(no_args_is_help=True, help="Analytics history.")
+analytics_app = _group("Analytics history.")
 app.add_typer(analytics_app, name="analytics")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-OrgOption = Annotated[str, typer.Option("--org", help="Organization id.")]
+OrgOption = Annotated[str, typer.Option("--org", metavar="ORG", help="Organization id.")]
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"pressroom {version('pressroom')}")
+        raise typer.Exit()
+
+
+def _name_values(command: Any) -> None:
+    """Help names each value after its option or argument (`--org ORG`, `FILE`), never by a
+    Python type such as `<str>`, in every command, including those declared without a
+    metavar."""
+    for param in command.params:
+        if param.metavar is None and param.name and not getattr(param, "is_flag", False):
+            param.metavar = param.name.upper()
+        if isinstance(param, TyperArgument):
+            # Typer adds the type after an argument's name whatever its metavar.
+            # (an instance attribute: typer's classes declare no such hook for mypy to see).
+            setattr(param, "display_type_rich", _no_type)  # noqa: B010
+    for subcommand in getattr(command, "commands", {}).values():
+        _name_values(subcommand)
+
+
+def _no_type(ctx: Any) -> None:
+    return None
+
+
+@app.callback()
+def _main(
+    ctx: typer.Context,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_show_version, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Pressroom publishing API."""
+    # Runs before the subcommand parses its arguments, so before any help is printed.
+    _name_values(ctx.command)
 
 
 class CommandError(Exception):
@@ -74,6 +123,26 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=1)
 
 
+def _progress(message: str) -> None:
+    """A line of progress: stderr only, so stdout stays the one JSON object under --json."""
+    typer.echo(f"pressroom: {message}", err=True)
+
+
+def _settings() -> Settings:
+    """The settings from the environment; a bad value fails the command naming its variable
+    (never showing the value: it may be a key)."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False, include_input=False):
+            message = str(error["msg"]).removeprefix("Value error, ")
+            name = f"PRESSROOM_{str(error['loc'][0]).upper()}" if error["loc"] else ""
+            problems.append(message if name in message else f"{name}: {message}")
+        _fail("invalid settings: " + "; ".join(problems))
+        raise  # unreachable: _fail exits
+
+
 def _runtime(settings: Settings) -> Runtime:
     """The process's runtime with the cross-domain hooks the API has too."""
     # Imported here: it pulls in every domain, which `--help` has no use for.
@@ -83,8 +152,13 @@ def _runtime(settings: Settings) -> Runtime:
 
 
 async def _with_runtime(settings: Settings, work: Callable[[Runtime], Coroutine[Any, Any, T]]) -> T:
+    """`work` on a runtime whose server key matches the database's (else the command fails)."""
     runtime = _runtime(settings)
     try:
+        try:
+            await runtime.verify_server_key()
+        except ServerKeyMismatch as exc:
+            _fail(str(exc))
         return await work(runtime)
     finally:
         await runtime.close()
@@ -92,7 +166,7 @@ async def _with_runtime(settings: Settings, work: Callable[[Runtime], Coroutine[
 
 def _run(work: Callable[[Runtime], Coroutine[Any, Any, T]]) -> T:
     """Run one command against the configured database, with migrations applied."""
-    settings = Settings()
+    settings = _settings()
     try:
         migrate(settings.effective_database_url)
         return asyncio.run(_with_runtime(settings, work))
@@ -132,13 +206,23 @@ def _uuid(value: str, what: str) -> uuid.UUID:
 
 @db_app.command("upgrade")
 def db_upgrade(as_json: JsonFlag = False) -> None:
-    """Apply all migrations."""
-    settings = Settings()
+    """Apply all migrations; says which were applied (each also on stderr as it is done)."""
+    settings = _settings()
+    applied: list[str] = []
     try:
-        migrate(settings.effective_database_url)
+        applied = migrate(
+            settings.effective_database_url,
+            on_applied=lambda revision: _progress(f"applied migration {revision}"),
+        )
     except Exception as exc:  # a migration failure is reported, never a traceback dump
         _fail(f"migration failed: {exc}")
-    _emit(as_json, {"ok": True}, "database is up to date")
+    human = (
+        f"applied {len(applied)} migration{'s' if len(applied) != 1 else ''} "
+        f"({', '.join(applied)}); the database is up to date"
+        if applied
+        else "nothing to apply: the database was already up to date"
+    )
+    _emit(as_json, {"ok": True, "applied": applied}, human)
 
 
 @orgs_app.command("create")
@@ -161,8 +245,8 @@ def orgs_create(
 @members_app.command("add")
 def members_add(
     org: OrgOption,
-    email: Annotated[str, typer.Option("--email")],
-    role: Annotated[str, typer.Option("--role", help="owner, admin or member.")],
+    email: Annotated[str, typer.Option("--email", metavar="EMAIL")],
+    role: Annotated[str, typer.Option("--role", metavar="ROLE", help="owner, admin or member.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Add a person to an organization."""
@@ -179,13 +263,19 @@ def members_add(
 @keys_app.command("create")
 def keys_create(
     org: OrgOption,
-    member: Annotated[str, typer.Option("--member", help="Member id (the person).")],
-    scopes: Annotated[
-        str, typer.Option("--scopes", help=f"Comma-separated, or 'all': {','.join(SCOPES)}")
+    member: Annotated[
+        str, typer.Option("--member", metavar="MEMBER", help="Member id (the person).")
     ],
-    name: Annotated[str | None, typer.Option("--name")] = None,
+    scopes: Annotated[
+        str,
+        typer.Option(
+            "--scopes", metavar="SCOPES", help=f"Comma-separated, or 'all': {','.join(SCOPES)}"
+        ),
+    ],
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME")] = None,
     expires_in: Annotated[
-        int | None, typer.Option("--expires-in", min=1, help="Lifetime in seconds.")
+        int | None,
+        typer.Option("--expires-in", metavar="SECONDS", min=1, help="Lifetime in seconds."),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -363,126 +453,11 @@ def channels_connect(
     _emit(as_json, printed, f"channel{'s' if len(ids) > 1 else ''} {', '.join(ids)}")
 
 
-@analytics_app.command("import")
-def analytics_import(
-    org: OrgOption,
-    file: Annotated[
-        str | None,
-        typer.Argument(help="JSON lines, one published post each ('-' reads stdin)."),
-    ] = None,
-    demo: Annotated[
-        bool, typer.Option("--demo", help="Instead of a file: about 90 days of demo history.")
-    ] = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Import published history with its metrics; all lines or none."""
-    from pressroom.analytics.demo import create_demo_history
-    from pressroom.analytics.importer import import_history
+# These modules' commands register themselves on the groups above.
+from pressroom.cli import history, listing, serving  # noqa: E402
+from pressroom.cli.serving import create_demo  # noqa: E402
 
-    if (file is None) == (not demo):
-        _fail("give either FILE or --demo")
-
-    async def work(session: AsyncSession, runtime: Runtime) -> tuple[int, Change]:
-        org_id = _uuid(org, "--org")
-        await tenant.require_organization(session, org_id)
-        if file is None:
-            imported = await create_demo_history(session, runtime, org_id)
-        else:
-            with _lines_of(file) as lines:
-                imported = await import_history(session, org_id, lines)
-        details = {"imported": imported, "source": "demo" if demo else "file"}
-        return imported, Change(org_id, "organization", org_id, details)
-
-    imported = _run_recorded("cli.analytics.import", work)
-    _emit(as_json, {"imported": imported}, f"imported {imported} published posts")
-
-
-@contextmanager
-def _lines_of(file: str) -> Iterator[TextIO]:
-    """FILE opened for reading ('-': stdin); a file that cannot be read fails the command."""
-    try:
-        if file == "-":
-            yield sys.stdin
-        else:
-            with open(file, encoding="utf-8") as lines:
-                yield lines
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read {file}: {exc}") from None
-
-
-async def create_demo(runtime: Runtime) -> dict[str, str]:
-    """The demo organization (made once), its owner, and a fresh all-scope key."""
-    from pressroom.analytics.demo_organization import create_demo as set_up_demo
-
-    async with unit_of_work(runtime.sessions) as session:
-        demo = await set_up_demo(session, runtime)
-    return {"organizationId": str(demo.organization_id), "key": demo.key}
-
-
-@app.command()
-def serve(
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8000,
-    no_workers: Annotated[bool, typer.Option("--no-workers", help="API only.")] = False,
-    demo: Annotated[bool, typer.Option("--demo", help="Create a demo organization.")] = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Run the API (and, unless --no-workers, the background workers in this process)."""
-    import uvicorn
-
-    from pressroom.app import create_app
-
-    settings = Settings()
-    configure_logging(settings.log_level)
-    migrate(settings.effective_database_url)
-    runtime = _runtime(settings)
-    if demo:
-        # Its own runtime: this one's connections belong to the server's event loop.
-        created = asyncio.run(_with_runtime(settings, create_demo))
-        _emit_demo(as_json, created, f"http://{host}:{port}")
-    application = create_app(settings, runtime=runtime, run_workers=not no_workers)
-    config = uvicorn.Config(
-        application,
-        host=host,
-        port=port,
-        log_config=None,
-        access_log=False,
-        proxy_headers=False,
-        timeout_graceful_shutdown=30,
-    )
-    uvicorn.Server(config).run()
-
-
-def _emit_demo(as_json: bool, created: dict[str, str], base: str) -> None:
-    key = created["key"]
-    _emit(
-        as_json,
-        {**created, "baseUrl": base},
-        "Pressroom demo is ready.\n"
-        f"  Organization: {created['organizationId']}\n"
-        f"  Owner API key (all scopes, shown once): {key}\n"
-        f"  Try: curl -H 'Authorization: Bearer {key}' {base}/api/v1/tenant\n"
-        f"  Channels (the Sandbox one publishes at once): curl -H 'Authorization: Bearer "
-        f"{key}' {base}/api/v1/channels\n"
-        f"  Docs: {base}/docs",
-    )
-    sys.stdout.flush()
-
-
-@app.command()
-def worker(as_json: JsonFlag = False) -> None:
-    """Run the background workers only (any number of these may run at once)."""
-    from pressroom.workers.loops import default_loops
-    from pressroom.workers.runner import WorkerRunner
-
-    settings = Settings()
-    configure_logging(settings.log_level)
-
-    async def run(runtime: Runtime) -> None:
-        await WorkerRunner(runtime, default_loops()).run_until_signalled()
-
-    asyncio.run(_with_runtime(settings, run))
-    _emit(as_json, {"stopped": True}, "workers stopped")
+__all__ = ["app", "create_demo", "history", "listing", "main", "serving"]
 
 
 def main() -> None:

@@ -1,0 +1,105 @@
+"""`analytics import`: published history from a file of JSON lines, or the demo's."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, TextIO
+
+import typer
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pressroom.cli import (
+    Change,
+    CommandError,
+    JsonFlag,
+    OrgOption,
+    _emit,
+    _fail,
+    _progress,
+    _run_recorded,
+    _uuid,
+    analytics_app,
+)
+from pressroom.runtime import Runtime
+from pressroom.tenant import service as tenant
+
+
+@analytics_app.command("import")
+def analytics_import(
+    org: OrgOption,
+    file: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="FILE", help="JSON lines, one published post each ('-' reads stdin)."
+        ),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Instead of a file: about 90 days of demo history.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Import published history with its metrics; all lines or none. Progress goes to stderr.
+    --demo adds nothing to an organization that already has published history (and says so)."""
+    from pressroom.analytics.demo import create_demo_history, has_history
+    from pressroom.analytics.importer import import_history
+
+    if (file is None) == (not demo):
+        _fail("give either FILE or --demo")
+
+    async def work(session: AsyncSession, runtime: Runtime) -> tuple[tuple[int, str], Change]:
+        org_id = _uuid(org, "--org")
+        await tenant.require_organization(session, org_id)
+        reason = ""
+        if file is None:
+            if await has_history(session, org_id):
+                # Not a failure: demo history is made once, and real history is never mixed
+                # with made-up posts.
+                reason = "the organization already has published history"
+            imported = await create_demo_history(session, runtime, org_id)
+        else:
+            with _lines_of(file) as lines:
+                imported = await import_history(session, org_id, _counted(lines))
+            reason = "" if imported else "the file holds no posts"
+        details = {"imported": imported, "source": "demo" if demo else "file"}
+        return (imported, reason), Change(org_id, "organization", org_id, details)
+
+    imported, reason = _run_recorded("cli.analytics.import", work)
+    payload: dict[str, Any] = {"imported": imported}
+    if reason:
+        payload["reason"] = reason
+    _emit(
+        as_json,
+        payload,
+        f"imported {imported} published posts" + (f": {reason}" if reason else ""),
+    )
+
+
+# Lines between two progress reports of `analytics import FILE`.
+PROGRESS_EVERY = 10_000
+
+
+def _counted(lines: Iterable[str]) -> Iterator[str]:
+    """The lines, reporting on stderr every PROGRESS_EVERY lines read (each is parsed and
+    checked as it is read; the rows are written once all of them passed)."""
+    count = 0
+    for count, line in enumerate(lines, start=1):
+        if count % PROGRESS_EVERY == 0:
+            _progress(f"read {count} lines")
+        yield line
+    if count >= PROGRESS_EVERY:
+        _progress(f"read {count} lines; writing them")
+
+
+@contextmanager
+def _lines_of(file: str) -> Iterator[TextIO]:
+    """FILE opened for reading ('-': stdin); a file that cannot be read fails the command."""
+    try:
+        if file == "-":
+            yield sys.stdin
+        else:
+            with open(file, encoding="utf-8") as lines:
+                yield lines
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"cannot read {file}: {exc}") from None

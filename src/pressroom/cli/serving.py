@@ -1,0 +1,137 @@
+"""The long-running processes: `serve` (with its demo) and `worker`."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from pressroom.cli import (
+    JsonFlag,
+    _emit,
+    _fail,
+    _progress,
+    _runtime,
+    _settings,
+    _with_runtime,
+    app,
+)
+from pressroom.db import migrate, unit_of_work
+from pressroom.kit.logs import configure_logging
+from pressroom.runtime import Runtime
+
+
+async def create_demo(runtime: Runtime) -> dict[str, Any]:
+    """The demo organization (made once), its owner, and a fresh all-scope key (the demo keys
+    of earlier runs are revoked)."""
+    from pressroom.analytics.demo_organization import create_demo as set_up_demo
+
+    async with unit_of_work(runtime.sessions) as session:
+        demo = await set_up_demo(session, runtime)
+    return {
+        "organizationId": str(demo.organization_id),
+        "key": demo.key,
+        "revokedKeys": demo.revoked,
+    }
+
+
+async def _nothing(_: Runtime) -> dict[str, Any]:
+    return {}
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's bound socket, taken before anything is printed or created: a busy port
+    fails the command having done nothing."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    return listener
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", metavar="HOST")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", metavar="PORT")] = 8000,
+    no_workers: Annotated[bool, typer.Option("--no-workers", help="API only.")] = False,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo", help="Create a demo organization; a new owner key revokes the previous one."
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run the API (and, unless --no-workers, the background workers in this process)."""
+    import uvicorn
+
+    from pressroom.app import create_app
+
+    settings = _settings()
+    configure_logging(settings.log_level)
+    listener = _listen(host, port)
+    applied = migrate(settings.effective_database_url)
+    if applied:
+        _progress(f"applied {len(applied)} database migrations")
+    # Its own runtime (the key check, the demo): the server's connections belong to its loop.
+    created = asyncio.run(_with_runtime(settings, create_demo if demo else _nothing))
+    if demo:
+        _emit_demo(as_json, created, f"http://{host}:{port}")
+    application = create_app(settings, runtime=_runtime(settings), run_workers=not no_workers)
+    config = uvicorn.Config(
+        application,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=30,
+    )
+    uvicorn.Server(config).run(sockets=[listener])
+
+
+def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
+    key = created["key"]
+    revoked = created["revokedKeys"]
+    earlier = (
+        f"  The earlier demo key{'s' if revoked > 1 else ''} (revoked) no longer work"
+        f"{'' if revoked > 1 else 's'}.\n"
+        if revoked
+        else ""
+    )
+    _emit(
+        as_json,
+        {**created, "baseUrl": base},
+        "Pressroom demo is ready.\n"
+        f"  Organization: {created['organizationId']}\n"
+        f"  Owner API key (all scopes, shown once): {key}\n"
+        + earlier
+        + f"  Try: curl -H 'Authorization: Bearer {key}' {base}/api/v1/tenant\n"
+        f"  Channels (the Sandbox one publishes at once): curl -H 'Authorization: Bearer "
+        f"{key}' {base}/api/v1/channels\n"
+        f"  Docs: {base}/docs",
+    )
+    sys.stdout.flush()
+
+
+@app.command()
+def worker(as_json: JsonFlag = False) -> None:
+    """Run the background workers only (any number of these may run at once)."""
+    from pressroom.workers.loops import default_loops
+    from pressroom.workers.runner import WorkerRunner
+
+    settings = _settings()
+    configure_logging(settings.log_level)
+
+    async def run(runtime: Runtime) -> None:
+        await WorkerRunner(runtime, default_loops()).run_until_signalled()
+
+    asyncio.run(_with_runtime(settings, run))
+    _emit(as_json, {"stopped": True}, "workers stopped")
