@@ -97,6 +97,13 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
         "QuickTime, WebM), or the request is not multipart/form-data. The declared type is "
         "never trusted.",
     ),
+    "unsupported_content_type": (
+        415,
+        "Unsupported content type",
+        "A JSON operation received a body whose Content-Type is not JSON (a form, text, or no "
+        "Content-Type at all). Send the body as JSON with `Content-Type: application/json` "
+        "(another `application/*+json` type is accepted too).",
+    ),
     "unprocessable_media": (
         422,
         "Unprocessable media",
