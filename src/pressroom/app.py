@@ -84,6 +84,8 @@ def create_app(
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
+        # `/api/v1/posts/` is an unknown route (404), not a redirect built from the Host header.
+        redirect_slashes=False,
         # Exception records are never exported: their messages bypass our log scrubbing.
         telemetry={
             "tracing": settings.telemetry,

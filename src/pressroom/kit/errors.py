@@ -103,6 +103,13 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
         "The `Range` header asks for bytes past the end of the file (a signed media link). "
         "`Content-Range: bytes */<size>` gives the file's size.",
     ),
+    "unsupported_content_type": (
+        415,
+        "Unsupported content type",
+        "A JSON operation received a body whose Content-Type is not JSON (a form, text, or no "
+        "Content-Type at all). Send the body as JSON with `Content-Type: application/json` "
+        "(another `application/*+json` type is accepted too).",
+    ),
     "unprocessable_media": (
         422,
         "Unprocessable media",
