@@ -71,7 +71,7 @@ def live_server(
         stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while True:
         try:
             httpx.get(f"{base}/healthz", timeout=1).raise_for_status()
@@ -134,6 +134,8 @@ def test_a_generated_client_reads_the_tenant(api: Any, live_server: tuple[str, T
     assert tenant.id == live_server[1].organization_id
     assert tenant.name == "Generated Client Co"
     assert tenant.member.id == live_server[1].member_id
+    # Times are declared `date-time`, so the client parses them.
+    assert isinstance(tenant.created_at, datetime.datetime)
 
 
 def test_a_generated_client_lists_channels(api: Any) -> None:

@@ -31,6 +31,7 @@ from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
 from pressroom.tenant.routes import router as tenant_router
+from pressroom.webhooks.catalog import event_catalog
 from pressroom.webhooks.routes import router as webhooks_router
 from pressroom.wiring import wire
 from pressroom.workers.loops import default_loops
@@ -99,7 +100,7 @@ def create_app(
         app.include_router(router)
     _add_service_routes(app)
     _add_error_handlers(app)
-    install_openapi(app)
+    install_openapi(app, event_catalog())
     app.add_middleware(ServiceMiddleware, runtime=runtime)
     return app
 

@@ -48,6 +48,15 @@ MAX_PAGE: Final = 1_000_000
 
 _TIME = {"format": "date-time", "examples": ["2026-03-01T00:00:00Z"]}
 
+
+def _optional_time(schema: dict[str, Any]) -> None:
+    """An optional time's schema is `anyOf: [string, null]`: the format belongs to the
+    string branch (beside `anyOf` it would apply to no type)."""
+    for branch in schema.get("anyOf", ()):
+        if branch.get("type") == "string":
+            branch["format"] = "date-time"
+    schema["examples"] = _TIME["examples"]
+
 Start = Annotated[
     str,
     Query(
@@ -84,7 +93,7 @@ ComparisonStart = Annotated[
         alias="comparisonStart",
         description="Custom comparison start (inclusive); requires `comparisonEnd` and "
         "overrides the preset. Same format and 366-day limit as the range.",
-        json_schema_extra=_TIME,
+        json_schema_extra=_optional_time,
     ),
 ]
 ComparisonEnd = Annotated[
@@ -92,7 +101,7 @@ ComparisonEnd = Annotated[
     Query(
         alias="comparisonEnd",
         description="Custom comparison end (inclusive); requires `comparisonStart`.",
-        json_schema_extra=_TIME,
+        json_schema_extra=_optional_time,
     ),
 ]
 Timezone = Annotated[

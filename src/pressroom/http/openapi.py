@@ -143,7 +143,26 @@ integers) but not strings or booleans. A field of a merge (PATCH) body whose sch
 """
 
 
-def install_openapi(app: FastAPI) -> None:
+# Declared so that documentation tools show each group with what it is, in this order.
+TAGS: list[dict[str, str]] = [
+    {"name": "Tenant", "description": "The organization, member and key behind a request."},
+    {"name": "Providers", "description": "The networks and what each accepts."},
+    {"name": "Channels", "description": "Connected network accounts, and connecting them."},
+    {"name": "Media", "description": "Uploaded images and videos that posts attach."},
+    {"name": "Posts", "description": "Posts to one or more channels: drafts, schedules, results."},
+    {"name": "Analytics", "description": "Attributed performance of published posts."},
+    {"name": "Webhooks", "description": "Endpoints that receive signed events, and deliveries."},
+    {"name": "Events", "description": "The events Pressroom sends to webhook endpoints."},
+]
+# Relative: the document is served by the API it describes, at whatever address it is reached.
+SERVERS: list[dict[str, str]] = [{"url": "/", "description": "The server serving this document."}]
+
+
+def install_openapi(
+    app: FastAPI, events: tuple[dict[str, Any], dict[str, Any]] | None = None
+) -> None:
+    """`events`: the `webhooks` section and the component schemas it refers to."""
+
     def build() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
@@ -153,6 +172,9 @@ def install_openapi(app: FastAPI) -> None:
             openapi_version="3.1.0",
             description=DESCRIPTION,
             routes=app.routes,
+            license_info={"name": "Apache-2.0", "identifier": "Apache-2.0"},
+            tags=TAGS,
+            servers=SERVERS,
         )
         components = document.setdefault("components", {})
         schemas = components.setdefault("schemas", {})
@@ -160,6 +182,9 @@ def install_openapi(app: FastAPI) -> None:
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
         components.setdefault("headers", {}).update(_HEADERS)
+        if events is not None:
+            document["webhooks"], event_schemas = events
+            schemas.update(event_schemas)
         components.setdefault("securitySchemes", {})["apiKey"] = {
             "type": "http",
             "scheme": "bearer",

@@ -14,6 +14,7 @@ from pydantic import (
     GetJsonSchemaHandler,
     PlainSerializer,
     StrictInt,
+    WithJsonSchema,
 )
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
@@ -134,5 +135,10 @@ AwareDatetime = Annotated[
     datetime, BeforeValidator(_require_rfc3339_text), AfterValidator(_require_offset)
 ]
 
-# An output time: always UTC with `Z`.
-UTCDatetime = Annotated[datetime, PlainSerializer(format_utc, return_type=str, when_used="json")]
+# An output time: always UTC with `Z`. The serializer returns text, so the document would say
+# only `string`: it says `date-time` so that clients parse it as a time.
+UTCDatetime = Annotated[
+    datetime,
+    PlainSerializer(format_utc, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
