@@ -57,6 +57,7 @@ def _optional_time(schema: dict[str, Any]) -> None:
             branch["format"] = "date-time"
     schema["examples"] = _TIME["examples"]
 
+
 Start = Annotated[
     str,
     Query(
