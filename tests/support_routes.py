@@ -76,3 +76,14 @@ async def list_members(
 @router.get("/boom", operation_id="testBoom")
 async def boom(principal: PostsRead) -> None:
     raise RuntimeError("database password is hunter2 and key prk_" + "z" * 43)
+
+
+@router.post("/members/twice", status_code=201, operation_id="createTestMemberTwice")
+async def create_member_twice(body: MemberCreate, principal: PostsWrite, session: Session) -> None:
+    """Adds the same member twice: the database refuses the second (an unexpected 500),
+    with the email among the failed statement's parameters."""
+    for _ in range(2):
+        session.add(
+            Member(organization_id=principal.organization_id, email=body.email, role="member")
+        )
+        await session.flush()

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -119,17 +120,7 @@ def test_the_server_serves_the_document_being_fuzzed(live_server: tuple[str, Ten
     assert httpx.get(f"{base}/openapi.json", timeout=10).json() == DOCUMENT
 
 
-@schema.parametrize()
-@settings(
-    max_examples=EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-)
-def test_every_operation_conforms_to_the_document(
-    case: schemathesis.Case, live_server: tuple[str, Tenant, Tenant]
-) -> None:
-    base, tenant, _ = live_server
+def _prepare(case: schemathesis.Case) -> None:
     # A cursor is an opaque token the server signs; no schema can describe a valid one, and
     # a random string is rightly a 400 (tests/kit/test_pagination.py covers tampering).
     if case.query:
@@ -143,9 +134,121 @@ def test_every_operation_conforms_to_the_document(
         and case.body.get("instance") is not None
     ):
         case.body["instance"] = "https://mastodon.localhost"
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_every_operation_conforms_to_the_document(
+    case: schemathesis.Case, live_server: tuple[str, Tenant, Tenant]
+) -> None:
+    base, tenant, _ = live_server
+    _prepare(case)
     # Valid-by-schema bodies may still break rules no schema can state (an unknown or foreign
     # channelId, a past scheduledAt), which the contract requires to be 400: so the check that
     # every schema-valid request succeeds does not apply. Every other check does.
     case.call_and_validate(
         base_url=base, headers=tenant.headers, excluded_checks=[positive_data_acceptance]
     )
+
+
+# Hostile variants of generated requests: fewer examples, each sent four ways.
+HOSTILE_EXAMPLES = max(1, EXAMPLES // 5)
+
+
+def _with_nul(value: Any) -> Any:
+    """Every string of a JSON value with a NUL character inside it."""
+    if isinstance(value, str):
+        return value[:1] + "\x00" + value[1:]
+    if isinstance(value, dict):
+        return {key: _with_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_nul(item) for item in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def raw_client() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=30) as client:
+        yield client
+
+
+def _send(client: httpx.Client, request: dict[str, Any], **changes: Any) -> httpx.Response:
+    """The generated request (`as_transport_kwargs`), with `changes`, sent as it is: httpx
+    keeps repeated headers and parameters that a mapping would merge."""
+    options = {**request, **changes}
+    body: dict[str, Any] = {}
+    if "json" in options:
+        body["json"] = options["json"]
+    elif isinstance(options.get("data"), (str, bytes)):
+        body["content"] = options["data"]
+    return client.request(
+        options["method"],
+        options["url"],
+        params=options.get("params"),
+        headers=options["headers"],
+        **body,
+    )
+
+
+@schema.parametrize()
+@settings(
+    max_examples=HOSTILE_EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_hostile_variants_of_every_operation_are_refused_without_a_5xx(
+    case: schemathesis.Case, live_server: tuple[str, Tenant, Tenant], raw_client: httpx.Client
+) -> None:
+    """Two Authorization headers, two credentials in one, every query parameter repeated,
+    and a NUL character in every string of the path, query and JSON body."""
+    base, tenant, _ = live_server
+    _prepare(case)
+    if (
+        case.operation.definition.raw.get("requestBody", {})
+        .get("content", {})
+        .get("multipart/form-data")
+    ):
+        case.body = None  # the files are not the point here; auth and query come first
+    request = case.as_transport_kwargs(base_url=base, headers=tenant.headers)
+    # Latin-1 bytes, as requests would send the generated values.
+    plain = [
+        (name, value.encode("latin-1", "replace") if isinstance(value, str) else value)
+        for name, value in request["headers"].items()
+    ]
+    others = [(name, value) for name, value in plain if name.lower() != "authorization"]
+    key = tenant.headers["Authorization"]
+    protected = case.path.startswith("/api/v1")
+    sent: dict[str, httpx.Response] = {
+        "two Authorization headers": _send(
+            raw_client,
+            request,
+            headers=[*others, ("Authorization", key), ("Authorization", "Bearer prk_x")],
+        ),
+        "two credentials in one header": _send(
+            raw_client, request, headers=[*others, ("Authorization", f"{key}, Bearer prk_x")]
+        ),
+        "every query parameter repeated": _send(
+            raw_client,
+            request,
+            headers=plain,
+            params=[pair for pair in (request.get("params") or {}).items() for _ in range(2)]
+            or [("pageSize", "1"), ("pageSize", "2")],
+        ),
+    }
+    case.path_parameters = _with_nul(case.path_parameters)
+    case.query = _with_nul(case.query)
+    case.body = _with_nul(case.body)
+    with_nul = case.as_transport_kwargs(base_url=base, headers=tenant.headers)
+    sent["NUL characters everywhere"] = _send(
+        raw_client, with_nul, headers=plain, url=with_nul["url"].replace("\x00", "%00")
+    )
+    for label, response in sent.items():
+        assert response.status_code < 500, (label, response.status_code, response.text[:500])
+        if protected and "Authorization" in label:
+            assert response.status_code == 401, (label, response.text[:500])

@@ -31,6 +31,7 @@ from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
 from pressroom.tenant.routes import router as tenant_router
+from pressroom.webhooks.catalog import event_catalog
 from pressroom.webhooks.routes import router as webhooks_router
 from pressroom.wiring import wire
 from pressroom.workers.loops import default_loops
@@ -87,6 +88,8 @@ def create_app(
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
+        # `/api/v1/posts/` is an unknown route (404), not a redirect built from the Host header.
+        redirect_slashes=False,
         # Exception records are never exported: their messages bypass our log scrubbing.
         telemetry={
             "tracing": settings.telemetry,
@@ -100,7 +103,7 @@ def create_app(
         app.include_router(router)
     _add_service_routes(app)
     _add_error_handlers(app)
-    install_openapi(app)
+    install_openapi(app, event_catalog())
     app.add_middleware(ServiceMiddleware, runtime=runtime)
     return app
 

@@ -89,12 +89,13 @@ def async_url(url: str) -> str:
 
 
 def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
+    """An engine whose errors never show statement parameters (`hide_parameters`)."""
     driver_url = async_url(url)
     if driver_url.startswith("sqlite"):
         path = driver_url.split(":///", 1)[1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(driver_url, connect_args={"timeout": 30})
+        engine = create_async_engine(driver_url, connect_args={"timeout": 30}, hide_parameters=True)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
@@ -106,6 +107,9 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
         pool_timeout=30,
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": "pressroom"}},
+        # Error messages would otherwise carry every parameter of the failed statement (user
+        # content, encrypted secrets) into exceptions and logs.
+        hide_parameters=True,
     )
 
 

@@ -266,6 +266,15 @@ async def test_a_missing_or_unknown_state_is_400(
     ]
 
 
+async def test_the_callback_documents_its_state_as_required(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operation = document["paths"]["/connect/{provider}/callback"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert parameters["state"]["required"] is True
+    assert parameters["state"]["schema"]["type"] == "string"
+    assert parameters["code"]["required"] is False
+
+
 async def test_an_expired_state_is_400_and_exchanges_nothing(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
 ) -> None:

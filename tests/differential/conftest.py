@@ -8,7 +8,6 @@ same way on first use. Without Node or npm the differential tests skip, saying s
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests.node_packages import require_node_packages
+
 HERE = Path(__file__).resolve().parent
-_NPM_CI = ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"]
 
 
 class Judge:
@@ -57,19 +57,9 @@ class Judge:
             self._process.wait()
 
 
-def _installed() -> bool:
-    modules = HERE / "node_modules"
-    lock = HERE / "package-lock.json"
-    return modules.is_dir() and modules.stat().st_mtime >= lock.stat().st_mtime
-
-
 @pytest.fixture(scope="session")
 def judge() -> Iterator[Judge]:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("differential tests need Node and npm (node 20+): neither is on PATH")
-    if not _installed():
-        subprocess.run(_NPM_CI, cwd=HERE, check=True, stdout=subprocess.DEVNULL)
-        (HERE / "node_modules").touch()
+    require_node_packages(HERE, "differential tests")
     instance = Judge()
     try:
         yield instance

@@ -163,6 +163,17 @@ async def test_schedule_with_a_plus_nine_offset_is_stored_and_returned_as_the_sa
         assert stored.scheduled_at.utcoffset() == timedelta(0)
 
 
+@pytest.mark.parametrize("when", ["9999-12-31T20:00:00-14:00", "0001-01-01T00:00:00+05:00"])
+async def test_a_schedule_outside_the_years_1_to_9999_in_utc_is_400(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID, when: str
+):
+    response = await client.post(
+        "/api/v1/posts", json=post_body(channel, scheduledAt=when), headers=tenant.headers
+    )
+    assert error_fields(response) == ["scheduledAt"]
+    assert response.json()["errors"][0]["code"] == "out_of_range"
+
+
 async def test_naive_schedule_is_400(client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID):
     naive = (datetime.now(UTC) + timedelta(days=1)).replace(tzinfo=None).isoformat()
     assert await post_400(client, tenant, post_body(channel, scheduledAt=naive)) == ["scheduledAt"]

@@ -135,6 +135,32 @@ async def test_offsets_in_the_bounds_are_understood(
     assert await listed(client, tenant, start=in_paris, end=in_paris) == [post["id"]]
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("start", "9999-12-31T23:00:00-05:00"),
+        ("end", "9999-12-31T20:00:00-14:00"),
+        ("start", "0001-01-01T00:00:00+05:00"),
+        ("end", "0001-01-01T00:00:00+05:00"),
+    ],
+)
+async def test_a_bound_outside_the_years_1_to_9999_in_utc_is_400_naming_it(
+    client: httpx.AsyncClient, tenant: Tenant, name: str, value: str
+):
+    response = await client.get("/api/v1/posts", params={name: value}, headers=tenant.headers)
+    assert response.status_code == 400, response.text
+    assert [(e["field"], e["code"]) for e in response.json()["errors"]] == [(name, "out_of_range")]
+
+
+async def test_bounds_at_the_ends_of_the_representable_range_are_accepted(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel))
+    assert await listed(
+        client, tenant, start="0001-01-01T00:00:00Z", end="9999-12-31T23:59:59.999999Z"
+    ) == [post["id"]]
+
+
 async def test_another_organizations_post_is_404_and_never_listed(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, other_tenant: Tenant
 ):

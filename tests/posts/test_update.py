@@ -443,3 +443,44 @@ async def test_a_patch_with_more_than_twenty_targets_is_400(
     response = await patch_post(client, tenant, post["id"], {"targets": targets})
     assert response.status_code == 400
     assert [e["field"] for e in response.json()["errors"]] == ["targets"]
+
+
+async def test_a_schedule_outside_the_years_1_to_9999_in_utc_in_a_patch_is_400(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(client, tenant, post_body(channel))
+    response = await patch_post(
+        client, tenant, post["id"], {"scheduledAt": "9999-12-31T20:00:00-14:00"}
+    )
+    assert response.status_code == 400, response.text
+    assert [(e["field"], e["code"]) for e in response.json()["errors"]] == [
+        ("scheduledAt", "out_of_range")
+    ]
+
+
+@pytest.mark.parametrize(
+    "field", ["publishNow", "approval", "mediaIds", "tags", "topics", "targets"]
+)
+async def test_null_where_it_has_no_meaning_is_400_naming_the_field(
+    client: httpx.AsyncClient, tenant: Tenant, channel: uuid.UUID, field: str
+):
+    post = await create_post(client, tenant, post_body(channel))
+    response = await patch_post(client, tenant, post["id"], {field: None})
+    assert response.status_code == 400, response.text
+    assert [(e["field"], e["code"]) for e in response.json()["errors"]] == [(field, "null")]
+
+
+async def test_the_document_allows_null_exactly_where_the_server_does(
+    client: httpx.AsyncClient,
+):
+    document = (await client.get("/openapi.json")).json()
+    properties = document["components"]["schemas"]["PostUpdate"]["properties"]
+
+    def nullable(schema: dict) -> bool:
+        return any(branch.get("type") == "null" for branch in schema.get("anyOf", []))
+
+    for name in ("publishNow", "approval", "mediaIds", "tags", "topics", "targets"):
+        assert not nullable(properties[name]), name
+        assert "default" not in properties[name], name
+    for name in ("text", "scheduledAt", "model"):
+        assert nullable(properties[name]), name

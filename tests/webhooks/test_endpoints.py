@@ -342,12 +342,35 @@ async def test_rotate_with_grace_reports_when_the_previous_secret_expires(
     assert read["secret"]["previousExpiresAt"] == expires
 
 
+async def test_an_integral_number_is_an_integer_grace(client: httpx.AsyncClient, tenant: Tenant):
+    # JSON Schema calls 60.0 an integer, and so does the server.
+    created = await create_endpoint(client, tenant, URL)
+    response = await client.post(
+        f"/api/v1/webhooks/{created['id']}/rotate",
+        json={"expireCurrentInSeconds": 60.0},
+        headers=tenant.headers,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["secret"]["previousExpiresAt"] is not None
+
+
+async def test_the_update_document_refuses_null_where_the_server_does(client: httpx.AsyncClient):
+    document = (await client.get("/openapi.json")).json()
+    properties = document["components"]["schemas"]["WebhookEndpointUpdate"]["properties"]
+    for name in ("url", "events", "enabled"):
+        assert "anyOf" not in properties[name] and "default" not in properties[name], name
+    assert {"type": "null"} in properties["description"]["anyOf"]
+
+
 @pytest.mark.parametrize(
     "body",
     [
         {"expireCurrentInSeconds": -1},
         {"expireCurrentInSeconds": 604801},
         {"expireCurrentInSeconds": "soon"},
+        {"expireCurrentInSeconds": "60"},
+        {"expireCurrentInSeconds": 60.5},
+        {"expireCurrentInSeconds": True},
         {"expireIn": 5},
     ],
 )

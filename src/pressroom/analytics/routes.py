@@ -14,9 +14,9 @@ from pressroom.http.routing import PressroomRoute, RuntimeDep
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Analytics"])
 
 DESCRIPTION = """\
-Attributed performance of the organization's published posts in a range, beside a
-comparison range: totals, a time series, breakdowns by channel, campaign (tag), model,
-topic, approval status and content kind, and one page of posts.
+Scope `analytics:read`. Attributed performance of the organization's published posts in a
+range, beside a comparison range: totals, a time series, breakdowns by channel, campaign
+(tag), model, topic, approval status and content kind, and one page of posts.
 
 **Attribution.** A published target belongs to the range that holds its `publishedAt`; its
 values are the latest snapshot of its metrics (zero until the first one). Targets of

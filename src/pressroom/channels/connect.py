@@ -212,12 +212,12 @@ def _callback_responses() -> dict[int | str, dict[str, Any]]:
 async def complete_channel_connection(
     request: Request,
     provider: ProviderPath,
+    state: Annotated[
+        str,
+        Query(max_length=512, description="The `state` of `startChannelConnection`."),
+    ],
     code: Annotated[
         str | None, Query(max_length=4096, description="The authorization code.")
-    ] = None,
-    state: Annotated[
-        str | None,
-        Query(max_length=512, description="The `state` of `startChannelConnection`."),
     ] = None,
     error: Annotated[
         str | None,

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pressroom.http")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+# RFC 6750's b64token: one credential, no spaces or commas.
+_CREDENTIAL = re.compile(r"^[A-Za-z0-9\-._~+/]+=*$")
 API_PREFIX = "/api/v1"
 
 
@@ -109,11 +111,11 @@ class ServiceMiddleware:
             return None
 
         principal = None
-        authorization = _header(scope, b"authorization")
-        if authorization:
-            scheme, _, credential = authorization.partition(" ")
-            if scheme.lower() == "bearer" and credential.strip():
-                principal = await runtime.authenticate(credential.strip())
+        given = [value for key, value in scope["headers"] if key == b"authorization"]
+        authorization = given[0].decode("latin-1") if given else None
+        credential = _bearer_credential(given)
+        if credential is not None:
+            principal = await runtime.authenticate(credential)
         if principal is None:
             # Only failed attempts count here, so a valid key is never blocked by them.
             limit, window = runtime.settings.auth_failure_rate
@@ -121,11 +123,15 @@ class ServiceMiddleware:
             state["rate_limit"] = decision
             if not decision.allowed:
                 return _limited(state)
-            detail = (
-                "Missing Authorization header; send `Authorization: Bearer <API key>`."
-                if not authorization
-                else "The API key is malformed, unknown, revoked or expired."
-            )
+            if not authorization:
+                detail = "Missing Authorization header; send `Authorization: Bearer <API key>`."
+            elif len(given) > 1 or "," in authorization:
+                detail = (
+                    "More than one credential (two Authorization headers, or two values in "
+                    "one); send exactly one."
+                )
+            else:
+                detail = "The API key is malformed, unknown, revoked or expired."
             return problem_response(
                 PressroomError("unauthenticated", detail=detail), state["request_id"]
             )
@@ -136,6 +142,21 @@ class ServiceMiddleware:
         if not decision.allowed:
             return _limited(state)
         return None
+
+
+def _bearer_credential(given: list[bytes]) -> str | None:
+    """The one bearer credential of the request, or None when there is not exactly one.
+
+    Two Authorization headers, or one naming two credentials (`Bearer a, Bearer b`, which a
+    proxy may produce by joining headers), are ambiguous: which one a component in front of
+    the server checked is unknown, so neither is used."""
+    if len(given) != 1:
+        return None
+    scheme, _, credential = given[0].decode("latin-1").strip().partition(" ")
+    credential = credential.strip()
+    if scheme.lower() != "bearer" or not _CREDENTIAL.match(credential):
+        return None
+    return credential
 
 
 def _limited(state: dict[str, Any]) -> Any:

@@ -98,7 +98,9 @@ _IDEMPOTENCY_PARAMETER: dict[str, Any] = {
     "name": "Idempotency-Key",
     "in": "header",
     "required": False,
-    "description": "1-255 printable ASCII characters. A repeat of the same request within "
+    "description": "1-255 visible ASCII characters (`!` to `~`: no spaces or control "
+    "characters; anything else is a 400 naming `Idempotency-Key`). A repeat of the same "
+    "request within "
     "24 hours returns the stored response with `Idempotent-Replayed: true` and has no second "
     "effect; the same key with a different request is 409 `idempotency_key_reused`; while the "
     "first is running, 409 `idempotency_key_in_progress` with `Retry-After`: the seconds (1-30) "
@@ -107,7 +109,11 @@ _IDEMPOTENCY_PARAMETER: dict[str, Any] = {
     "so a retry after `Retry-After` either gets the stored response, another 409 (still "
     "running), or runs as the first request (the abandoned claim is released at most 30 "
     "seconds after the server died).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]{1,255}$"},
+}
+_JSON_BODY_415: dict[str, Any] = {
+    "description": "The body's Content-Type is not JSON (`unsupported_media_type`).",
+    "content": {"application/problem+json": {"schema": PROBLEM_REF}},
 }
 
 DESCRIPTION = """\
@@ -128,10 +134,40 @@ parameter an operation does not take is a 400 `validation_failed` naming it (cod
 read. The signed media links Pressroom hands to networks that fetch a post's media from a URL
 (`GET`/`HEAD /media-links/{token}`: no key, expiring, 404 once expired or altered) are not
 operations of this API and are not listed here.
+
+Hostile or ambiguous input is refused, never guessed at: a query parameter given twice is a
+400 naming it (code `repeated`) unless the operation documents it as repeatable; a NUL
+character (U+0000) in any string of a body, query or path is a 400 naming the field (code
+`invalid_character`); a body sent to a JSON operation with any Content-Type other than
+`application/json` (or `application/*+json`), or with none, is a 415
+`unsupported_media_type`; more than one `Authorization` header, or one carrying more than one
+credential, is a 401; a path with a trailing slash (`/api/v1/posts/`) is an unknown route (404),
+never a redirect. Integer fields accept integral numbers such as `60.0` (JSON Schema calls them
+integers) but not strings or booleans. A field of a merge (PATCH) body whose schema has no
+`null` may be left out but not sent as `null` (400 naming it, code `null`).
 """
 
 
-def install_openapi(app: FastAPI) -> None:
+# Declared so that documentation tools show each group with what it is, in this order.
+TAGS: list[dict[str, str]] = [
+    {"name": "Tenant", "description": "The organization, member and key behind a request."},
+    {"name": "Providers", "description": "The networks and what each accepts."},
+    {"name": "Channels", "description": "Connected network accounts, and connecting them."},
+    {"name": "Media", "description": "Uploaded images and videos that posts attach."},
+    {"name": "Posts", "description": "Posts to one or more channels: drafts, schedules, results."},
+    {"name": "Analytics", "description": "Attributed performance of published posts."},
+    {"name": "Webhooks", "description": "Endpoints that receive signed events, and deliveries."},
+    {"name": "Events", "description": "The events Pressroom sends to webhook endpoints."},
+]
+# Relative: the document is served by the API it describes, at whatever address it is reached.
+SERVERS: list[dict[str, str]] = [{"url": "/", "description": "The server serving this document."}]
+
+
+def install_openapi(
+    app: FastAPI, events: tuple[dict[str, Any], dict[str, Any]] | None = None
+) -> None:
+    """`events`: the `webhooks` section and the component schemas it refers to."""
+
     def build() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
@@ -141,6 +177,9 @@ def install_openapi(app: FastAPI) -> None:
             openapi_version="3.1.0",
             description=DESCRIPTION,
             routes=app.routes,
+            license_info={"name": "Apache-2.0", "identifier": "Apache-2.0"},
+            tags=TAGS,
+            servers=SERVERS,
         )
         components = document.setdefault("components", {})
         schemas = components.setdefault("schemas", {})
@@ -148,6 +187,9 @@ def install_openapi(app: FastAPI) -> None:
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
         components.setdefault("headers", {}).update(_HEADERS)
+        if events is not None:
+            document["webhooks"], event_schemas = events
+            schemas.update(event_schemas)
         components.setdefault("securitySchemes", {})["apiKey"] = {
             "type": "http",
             "scheme": "bearer",
@@ -164,6 +206,9 @@ def install_openapi(app: FastAPI) -> None:
                 if operation.get("operationId") in IDEMPOTENT_OPERATIONS:
                     parameters.append(_IDEMPOTENCY_PARAMETER)
                 responses = operation.get("responses", {})
+                body_types = operation.get("requestBody", {}).get("content", {})
+                if "application/json" in body_types:
+                    responses.setdefault("415", dict(_JSON_BODY_415))
                 # Validation is 400 here, never FastAPI's default 422 (uploads declare
                 # their own 422 for undecodable media).
                 if operation.get("operationId") != "uploadMedia":

@@ -20,7 +20,7 @@ from pressroom.audit import service as audit
 from pressroom.audit.service import Actor, AuditNote
 from pressroom.auth.service import Principal
 from pressroom.db import unit_of_work
-from pressroom.http import idempotency
+from pressroom.http import idempotency, inputs
 from pressroom.http.access import (
     BodyRoleCheck,
     body_role_check_of,
@@ -104,19 +104,6 @@ def _query_names(dependant: Dependant) -> set[str]:
     return names
 
 
-def _reject_unknown_query(request: Request, known: frozenset[str]) -> None:
-    """A query parameter the operation does not take is a 400, like an unknown body field:
-    a misspelt filter (`page_size`, `channelID`) must not silently return everything."""
-    unknown = sorted({name for name in request.query_params if name not in known})
-    if unknown:
-        raise field_error(
-            unknown[0] or "query",
-            "unknown_parameter",
-            f"this operation takes no query parameter {unknown[0]!r}"
-            + (f" (allowed: {', '.join(sorted(known))})" if known else ""),
-        )
-
-
 class PressroomRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
@@ -132,6 +119,8 @@ class PressroomRoute(APIRoute):
         # Multipart uploads compute their own fingerprint once the files are read.
         manual = extra.get("x-idempotency-fingerprint") == "files"
         known_query = frozenset(_query_names(self.dependant))
+        repeatable_query = inputs.repeatable_query(self.dependant, operation_id)
+        json_body = takes_body and not manual and not inputs.takes_form(self.dependant)
 
         async def handler(request: Request) -> Response:
             runtime: Runtime = request.app.state.runtime
@@ -144,6 +133,8 @@ class PressroomRoute(APIRoute):
                 assert principal is not None
                 if mutating and not manual:
                     await _read_bounded_body(request)
+                if json_body:
+                    await inputs.require_json_body(request)
                 for check_role in body_role_checks:
                     check_role(principal, await request.body())
                 if mutating and not takes_body and not manual:
@@ -156,7 +147,9 @@ class PressroomRoute(APIRoute):
                     )
                     if outcome is not None:
                         return outcome
-                _reject_unknown_query(request, known_query)
+                inputs.check_query(request, known_query, repeatable_query)
+                if json_body:
+                    inputs.check_body_characters(await request.body())
                 # The transaction opens only if the operation touches the database.
                 unit = LazyUnitOfWork(runtime)
                 state.unit = unit

@@ -94,9 +94,11 @@ PROBLEMS: dict[str, tuple[int, str, str]] = {
     "unsupported_media_type": (
         415,
         "Unsupported media type",
-        "The file's bytes are not one of the accepted formats (JPEG, PNG, WebP, GIF, MP4, "
-        "QuickTime, WebM), or the request is not multipart/form-data. The declared type is "
-        "never trusted.",
+        "On uploadMedia: the file's bytes are not one of the accepted formats (JPEG, PNG, WebP, "
+        "GIF, MP4, QuickTime, WebM), or the request is not multipart/form-data; the declared type "
+        "is never trusted. On a JSON operation: the body's Content-Type is not JSON (a form, "
+        "text, or none at all); send it with `Content-Type: application/json` (another "
+        "`application/*+json` type is accepted too).",
     ),
     "range_not_satisfiable": (
         416,

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    GetJsonSchemaHandler,
+    PlainSerializer,
+    StrictInt,
+    WithJsonSchema,
+)
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
+
+T = TypeVar("T")
 
 
 class APIModel(BaseModel):
@@ -16,12 +29,68 @@ class APIModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, from_attributes=True)
 
 
+def _allows_null(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(_allows_null(branch) for branch in schema.get("anyOf", ()))
+
+
+def _drop_null_defaults(schema: dict[str, Any]) -> None:
+    """A property that may be left out but not be null (`NotNull`) has no default to show:
+    `"default": null` would contradict its type."""
+    for prop in schema.get("properties", {}).values():
+        if "default" in prop and prop["default"] is None and not _allows_null(prop):
+            del prop["default"]
+
+
 class APIInput(BaseModel):
     """A request body: camelCase field names; an unknown field is a 400, never ignored."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", str_strip_whitespace=False
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        str_strip_whitespace=False,
+        json_schema_extra=_drop_null_defaults,
     )
+
+
+def _refuse_null(value: object) -> object:
+    if value is None:
+        raise PydanticCustomError("null", "must not be null")
+    return value
+
+
+class _NotNullSchema:
+    """Shows `T | None` as plain `T` in the document: null is refused, only absence is
+    allowed (Python keeps None for "absent")."""
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        value = handler(schema)
+        branches = [b for b in value.get("anyOf", ()) if b.get("type") != "null"]
+        if "anyOf" in value and len(branches) == 1:
+            rest = {key: item for key, item in value.items() if key != "anyOf"}
+            return {**branches[0], **rest}
+        return value
+
+
+# A merge (PATCH) field that may be left out but never sent as null: `null` is a 400 naming
+# it, and the document's schema has no null branch.
+NotNull = Annotated[T | None, BeforeValidator(_refuse_null), _NotNullSchema()]
+
+
+def _integral_number(value: object) -> object:
+    # JSON Schema calls 60.0 an integer; JSON true is not one (Python's bool is an int).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# An integer body field: a JSON integer or an integral number (60.0); never a string or a bool.
+JSONInt = Annotated[StrictInt, BeforeValidator(_integral_number)]
 
 
 def as_utc(value: datetime) -> datetime:
@@ -54,7 +123,11 @@ def _require_rfc3339_text(value: object) -> object:
 def _require_offset(value: datetime) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError("must be an RFC 3339 date-time with an offset (for example Z or +02:00)")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        # 9999-12-31T20:00:00-14:00 is a valid text whose UTC instant is in the year 10000.
+        raise PydanticCustomError("out_of_range", "is outside the years 1-9999 in UTC") from None
 
 
 # An input time: offset required (naive is a 400), normalized to UTC.
@@ -62,5 +135,10 @@ AwareDatetime = Annotated[
     datetime, BeforeValidator(_require_rfc3339_text), AfterValidator(_require_offset)
 ]
 
-# An output time: always UTC with `Z`.
-UTCDatetime = Annotated[datetime, PlainSerializer(format_utc, return_type=str, when_used="json")]
+# An output time: always UTC with `Z`. The serializer returns text, so the document would say
+# only `string`: it says `date-time` so that clients parse it as a time.
+UTCDatetime = Annotated[
+    datetime,
+    PlainSerializer(format_utc, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Collection, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -23,6 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.db import locked
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+
+_LAST_MILLISECOND = datetime.max.replace(microsecond=999000, tzinfo=UTC)
 
 LabelModel = type[PostTag] | type[PostTopic]
 
@@ -158,9 +160,10 @@ def list_statement(
         )
     if start is not None:
         statement = statement.where(post_date() >= start)
-    if end is not None:
+    if end is not None and end < _LAST_MILLISECOND:
         # Inclusive at the precision of every time the API shows (milliseconds): an `end`
         # copied from a `publishedAt` includes that post, whose stored time has microseconds.
+        # (An `end` in the last millisecond of 9999 bounds nothing: there is no later instant.)
         end_exclusive = end.replace(microsecond=end.microsecond // 1000 * 1000) + timedelta(
             milliseconds=1
         )

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from pressroom.kit.schema import APIInput, APIModel, AwareDatetime, UTCDatetime
+from pressroom.kit.schema import APIInput, APIModel, AwareDatetime, NotNull, UTCDatetime
 
 PostStatus = Literal[
     "draft",
@@ -67,8 +67,21 @@ ContentKindName = Annotated[
         "the provider's first content kind when absent.",
     ),
 ]
+
+
+def _integral_options(value: Any) -> Any:
+    # An integer option may be written 60.0, which JSON Schema calls an integer too.
+    if isinstance(value, dict):
+        return {
+            key: int(item) if isinstance(item, float) and item.is_integer() else item
+            for key, item in value.items()
+        }
+    return value
+
+
 Options = Annotated[
     dict[str, Any],
+    BeforeValidator(_integral_options),
     Field(
         description="Provider-specific options of the content kind (its declaration lists "
         "them); unknown options are a 400."
@@ -159,18 +172,20 @@ class PostUpdate(APIInput):
     entries without add one, omitted targets are removed)."""
 
     text: str | None = _TEXT
-    media_ids: MediaIds | None = None
+    media_ids: NotNull[MediaIds] = Field(
+        default=None, description="The post's media, replaced; not null (`[]`: none)."
+    )
     scheduled_at: AwareDatetime | None = None
-    publish_now: bool | None = Field(
+    publish_now: NotNull[bool] = Field(
         default=None,
         description="`true` publishes now; on a `failed` or `partially_published` post it "
-        "also retries the failed targets. `false` changes nothing.",
+        "also retries the failed targets. `false` changes nothing. Not null.",
     )
-    tags: Tags | None = None
-    topics: Topics | None = None
+    tags: NotNull[Tags] = None
+    topics: NotNull[Topics] = None
     model: Model = None
-    approval: ApprovalUpdate | None = None
-    targets: list[TargetUpdate] | None = Field(default=None, min_length=1, max_length=MAX_TARGETS)
+    approval: NotNull[ApprovalUpdate] = None
+    targets: NotNull[list[TargetUpdate]] = Field(default=None, min_length=1, max_length=MAX_TARGETS)
 
 
 class TargetError(APIModel):

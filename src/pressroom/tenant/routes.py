@@ -20,7 +20,7 @@ router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Tenant"]
     responses=error_responses(),
 )
 async def get_tenant(principal: WorkspaceRead) -> Tenant:
-    """Read the organization selected by the API key."""
+    """Scope `workspace:read`. Read the organization selected by the API key."""
     return Tenant(
         id=principal.organization_id,
         name=principal.organization_name,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal, get_args
 
-from pydantic import Field, StrictBool, StrictInt
+from pydantic import Field, StrictBool
 
-from pressroom.kit.schema import APIInput, APIModel, UTCDatetime
+from pressroom.kit.schema import APIInput, APIModel, JSONInt, NotNull, UTCDatetime
 
 DeliveryStatus = Literal["pending", "processing", "succeeded", "exhausted", "expired"]
 # The event kinds of outbox.EVENT_TYPES, as a type (a test keeps the two equal).
@@ -62,12 +62,12 @@ class WebhookEndpointCreate(APIInput):
 class WebhookEndpointUpdate(APIInput):
     """A merge: only the fields present change; `description: null` clears it."""
 
-    url: str | None = Field(default=None, description="As on create; not null.")
-    events: list[str] | None = Field(
+    url: NotNull[str] = Field(default=None, description="As on create; not null.")
+    events: NotNull[list[str]] = Field(
         default=None, description="As on create; not null.", json_schema_extra=_EVENTS_SCHEMA
     )
     description: str | None = None
-    enabled: StrictBool | None = Field(
+    enabled: NotNull[StrictBool] = Field(
         default=None,
         description="false holds pending deliveries (not sent, expiry unchanged) and creates "
         "no new ones; true resumes the held ones at once. Not null.",
@@ -75,7 +75,7 @@ class WebhookEndpointUpdate(APIInput):
 
 
 class RotateSecretInput(APIInput):
-    expire_current_in_seconds: StrictInt = Field(
+    expire_current_in_seconds: JSONInt = Field(
         default=0,
         ge=0,
         le=MAX_ROTATION_GRACE_SECONDS,
