@@ -296,6 +296,72 @@ async def test_server_error_is_retryable(
     assert (caught.value.code, caught.value.retryable) == ("provider_unavailable", True)
 
 
+async def test_first_comment_replies_to_the_post_after_its_thread_with_its_own_key(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    post = network.post(f"{BASE}/api/v1/statuses").mock(
+        side_effect=[httpx.Response(200, json=status(str(n))) for n in (100, 101, 102)]
+    )
+    options = {
+        "thread": ["2/2"],
+        "firstComment": "Sources: https://example.org/report",
+        "visibility": "unlisted",
+        "spoilerText": "launch",
+        "language": "en",
+    }
+    result = await adapter.publish(
+        publish_request(channel("mastodon", CREDENTIALS), "1/2", options=options)
+    )
+    common = {"visibility": "unlisted", "spoiler_text": "launch", "language": "en"}
+    assert [sent_json(post, n) for n in range(3)] == [
+        {"status": "1/2", **common},
+        {"status": "2/2", **common, "in_reply_to_id": "100"},
+        # A reply to the post itself, not to the thread's last reply.
+        {"status": "Sources: https://example.org/report", **common, "in_reply_to_id": "100"},
+    ]
+    assert [call.request.headers["Idempotency-Key"] for call in post.calls] == [
+        IDEMPOTENCY_KEY,
+        f"{IDEMPOTENCY_KEY}:thread:1",
+        f"{IDEMPOTENCY_KEY}:comment",
+    ]
+    assert (result.provider_post_id, result.comment_error) == ("100", None)
+
+
+async def test_a_refused_first_comment_leaves_the_post_published_and_says_why(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    network.post(f"{BASE}/api/v1/statuses").mock(
+        side_effect=[
+            httpx.Response(200, json=status()),
+            httpx.Response(
+                422, json={"error": "Validation failed: Text character limit of 500 exceeded"}
+            ),
+        ]
+    )
+    result = await adapter.publish(
+        publish_request(
+            channel("mastodon", CREDENTIALS), "Hello", options={"firstComment": "a" * 501}
+        )
+    )
+    assert result.provider_post_id == STATUS_ID
+    error = result.comment_error
+    assert error is not None
+    assert (error.code, error.retryable) == ("text_rejected", False)
+    assert error.message.startswith("The post was published but its first comment was not:")
+    assert "character limit of 500" in error.message
+
+
+async def test_a_malformed_first_comment_fails_before_anything_is_posted(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        await adapter.publish(
+            publish_request(channel("mastodon", CREDENTIALS), "Hello", options={"firstComment": 5})
+        )
+    assert caught.value.code == "invalid_request"
+    assert not network.calls
+
+
 async def test_thread_replies_chain_with_their_own_idempotency_keys(
     network: respx.MockRouter, adapter: MastodonAdapter
 ) -> None:

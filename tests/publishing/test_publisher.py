@@ -477,3 +477,54 @@ async def test_a_target_locked_by_another_transaction_is_skipped_not_waited_for(
         assert [str(c.id) for c in claimed] == [free["targets"][0]["id"]]
     [later] = await claim_as(runtime, "other-worker")
     assert later.id == held_id
+
+
+async def first_comment_kept(runtime: Runtime, target_id: str) -> str | None:
+    async with unit_of_work(runtime.sessions) as session:
+        kept: str | None = await session.scalar(
+            select(SandboxPublication.first_comment).where(
+                SandboxPublication.target_id == uuid.UUID(target_id)
+            )
+        )
+    return kept
+
+
+async def test_the_first_comment_goes_out_with_the_post(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    options = {"firstComment": "Sources: https://example.org/report"}
+    body = post_body(
+        channel, publishNow=True, targets=[{"channelId": str(channel), "options": options}]
+    )
+    post = await create_post(client, tenant, body)
+    await publish_all_due(runtime)
+    [target] = (await get_post(client, tenant, post["id"]))["targets"]
+    assert (target["status"], target["error"]) == ("published", None)
+    assert await first_comment_kept(runtime, target["id"]) == options["firstComment"]
+
+
+async def test_a_refused_first_comment_leaves_the_target_published_with_the_reason(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    post = await create_post(
+        client, tenant, simulate(channel, "comment_rejected", firstComment="More below")
+    )
+    await publish_all_due(runtime)
+    published = await get_post(client, tenant, post["id"])
+    [target] = published["targets"]
+    # The post is live: published, once, never retried; the error says what is missing.
+    assert (published["status"], target["status"], target["attempts"]) == (
+        "published",
+        "published",
+        1,
+    )
+    assert target["providerPostId"] and target["url"]
+    assert target["error"]["code"] == "text_rejected"
+    assert target["error"]["message"].startswith(
+        "The post was published but its first comment was not:"
+    )
+    assert await publications_of(runtime, target["id"]) == 1
+    assert await first_comment_kept(runtime, target["id"]) is None
+    events = await events_of(runtime, tenant.organization_id, "post.published.v1")
+    assert [e["data"]["post"]["targets"][0]["error"] for e in events] == [target["error"]]
+    assert await events_of(runtime, tenant.organization_id, "post.failed.v1") == []

@@ -100,6 +100,9 @@ class PublishResult:
     provider_post_id: str
     url: str | None
     published_at: datetime
+    # The post is live but its first comment (`options.firstComment`) was refused: why. It is
+    # recorded on the published target and never retried (a retry could only post it again).
+    comment_error: ProviderError | None = None
 
 
 @dataclass(frozen=True)

@@ -323,15 +323,20 @@ async def _emit_settled(
 
 
 def _published_values(result: PublishResult) -> dict[str, Any]:
+    """A published target; its error says why its first comment was not posted, if it was
+    refused (the post is live: never a failure, never retried)."""
+    refusal = result.comment_error
     return {
         "status": "published",
         "published_at": result.published_at,
         "provider_post_id": result.provider_post_id,
         "url": result.url,
         "next_attempt_at": None,
-        "error_code": None,
-        "error_message": None,
-        "error_retryable": None,
+        **(
+            _error_values(refusal)
+            if refusal is not None
+            else {"error_code": None, "error_message": None, "error_retryable": None}
+        ),
     }
 
 

@@ -63,8 +63,9 @@ DECLARATION = ProviderDeclaration(
             ],
         )
     ],
-    # Comments: socialActions/{urn}/comments; delete: DELETE /rest/posts/{urn} (Posts API page).
-    capabilities=Capabilities(threads=False, first_comment=True, delete=True, metrics=True),
+    # Delete: DELETE /rest/posts/{urn} (Posts API page). LinkedIn takes comments
+    # (socialActions/{urn}/comments), but no adapter posts one yet: not declared until it does.
+    capabilities=Capabilities(threads=False, first_comment=False, delete=True, metrics=True),
     # organizationalEntityShareStatistics: impressionCount, uniqueImpressionsCount, likeCount,
     # commentCount, shareCount, clickCount (.../community-management/organizations/share-statistics)
     metrics=["impressions", "reach", "likes", "comments", "shares", "clicks"],

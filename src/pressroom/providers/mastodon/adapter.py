@@ -15,7 +15,10 @@ account's Preferences > Development, scopes `read write`, or an OAuth token); `a
   hour and answers a repeat with the status it already made, so a retried publish (the
   publisher's retries fall within that hour) cannot post twice. `options.thread` posts replies
   (`in_reply_to_id`), each with its own derived key. `options.visibility`, `options.sensitive`,
-  `options.spoilerText` and `options.language` are passed through.
+  `options.spoilerText` and `options.language` are passed through, to every status.
+- First comment (`options.firstComment`): one more status once the post and its thread are out,
+  replying to the post (not to the thread's last reply), key `{idempotency key}:comment`. A
+  refusal leaves the post published, the reason on the target (`PublishResult.comment_error`).
 - Delete: `DELETE /api/v1/statuses/:id` (a status already gone counts as deleted).
 - Metrics: `GET /api/v1/statuses/:id`: favourites_count -> likes, reblogs_count -> shares,
   replies_count -> comments.
@@ -68,7 +71,7 @@ from pressroom.providers.http import (
     safe_detail,
     status_failure,
 )
-from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
 from pressroom.providers.session import BearerSession
 
 PROVIDER = "Mastodon"
@@ -196,6 +199,7 @@ class MastodonAdapter(HttpAdapter):
     async def publish(self, request: PublishRequest) -> PublishResult:
         api = self._api(request.channel)
         texts = [request.text, *thread_texts(request.options)]
+        comment = first_comment(request.options)
         alts = alt_texts(request.options, request.media)
         media_ids = [
             await self._upload(api, item, alt, position)
@@ -210,25 +214,35 @@ class MastodonAdapter(HttpAdapter):
                 body["media_ids"] = media_ids
             if reply_to is not None:
                 body["in_reply_to_id"] = reply_to
-            key = (
-                request.idempotency_key
-                if position == 0
-                else (f"{request.idempotency_key}:thread:{position}")
-            )
-            status = await self._post_status(api, body, key, position)
+            if position == 0:
+                key, action = request.idempotency_key, "posting the status"
+            else:
+                key = f"{request.idempotency_key}:thread:{position}"
+                action = f"posting thread reply {position}"
+            status = await self._post_status(api, body, key, action)
             first = first or status
             reply_to = str(status["id"])
         assert first is not None
+        refusal = None
+        if comment is not None:
+            reply = {"status": comment, **common, "in_reply_to_id": str(first["id"])}
+            refusal = await comment_refusal(
+                self.provider,
+                request.target_id,
+                lambda: self._post_status(
+                    api, reply, f"{request.idempotency_key}:comment", "posting the first comment"
+                ),
+            )
         return PublishResult(
             provider_post_id=str(first["id"]),
             url=str(first.get("url") or first.get("uri") or "") or None,
             published_at=_parse_time(first.get("created_at")) or self._clock(),
+            comment_error=refusal,
         )
 
     async def _post_status(
-        self, api: _Api, body: dict[str, Any], key: str, position: int
+        self, api: _Api, body: dict[str, Any], key: str, action: str
     ) -> dict[str, Any]:
-        action = "posting the status" if position == 0 else f"posting thread reply {position}"
         response = await api.request(
             "POST", "/api/v1/statuses", action, json=body, headers={"Idempotency-Key": key}
         )

@@ -11,6 +11,7 @@ from pressroom.providers.rules import (
     WEBM,
     WEBP,
     alt_texts_option,
+    first_reply_option,
     media_rule,
     text_rule,
     thread_option,
@@ -78,8 +79,10 @@ DECLARATION = ProviderDeclaration(
                     description="The status's language, an ISO 639 code such as `en` or `pt-BR`; "
                     "the account's default when absent.",
                 ),
-                # Replies: in_reply_to_id.
+                # Replies: in_reply_to_id; the first comment is one more, replying to the post
+                # with its visibility, language and content warning (counted with it too).
                 thread_option(),
+                first_reply_option(),
                 # POST /api/v2/media description: MediaAttachment::MAX_DESCRIPTION_LENGTH 1500
                 # characters (app/models/media_attachment.rb); counted in UTF-16 units, never
                 # fewer than Ruby's characters.

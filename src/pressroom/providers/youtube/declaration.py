@@ -97,8 +97,9 @@ DECLARATION = ProviderDeclaration(
             options=_YOUTUBE_OPTIONS,
         ),
     ],
-    # Comments: commentThreads.insert; delete: videos.delete; statistics on the videos resource.
-    capabilities=Capabilities(threads=False, first_comment=True, delete=True, metrics=True),
+    # Delete: videos.delete; statistics on the videos resource. YouTube takes comments
+    # (commentThreads.insert), but no adapter posts one yet: not declared until it does.
+    capabilities=Capabilities(threads=False, first_comment=False, delete=True, metrics=True),
     # videos.list statistics: viewCount, likeCount, commentCount
     metrics=["views", "likes", "comments"],
 )
