@@ -384,35 +384,37 @@ async def test_thread_replies_chain_with_their_own_idempotency_keys(
     assert result.provider_post_id == "100"
 
 
+def instance_v2(max_characters: int = 1000) -> dict[str, Any]:
+    """GET /api/v2/instance of an instance whose statuses may be `max_characters` long."""
+    return {
+        "domain": "fosstodon.example",
+        "title": "Fosstodon",
+        "version": "4.3.2",
+        "configuration": {
+            "urls": {"streaming": "wss://fosstodon.example"},
+            "accounts": {"max_featured_tags": 10},
+            "statuses": {
+                "max_characters": max_characters,
+                "max_media_attachments": 4,
+                "characters_reserved_per_url": 23,
+            },
+            "media_attachments": {
+                "supported_mime_types": ["image/jpeg", "image/png", "video/mp4"],
+                "image_size_limit": 16777216,
+                "image_matrix_limit": 33177600,
+                "video_size_limit": 103809024,
+                "video_frame_rate_limit": 120,
+                "video_matrix_limit": 8294400,
+            },
+        },
+    }
+
+
 async def test_instance_limits_come_from_its_v2_configuration(
     network: respx.MockRouter, adapter: MastodonAdapter
 ) -> None:
     network.get(f"{BASE}/api/v2/instance").mock(
-        return_value=httpx.Response(
-            200,
-            json={
-                "domain": "fosstodon.example",
-                "title": "Fosstodon",
-                "version": "4.3.2",
-                "configuration": {
-                    "urls": {"streaming": "wss://fosstodon.example"},
-                    "accounts": {"max_featured_tags": 10},
-                    "statuses": {
-                        "max_characters": 1000,
-                        "max_media_attachments": 4,
-                        "characters_reserved_per_url": 23,
-                    },
-                    "media_attachments": {
-                        "supported_mime_types": ["image/jpeg", "image/png", "video/mp4"],
-                        "image_size_limit": 16777216,
-                        "image_matrix_limit": 33177600,
-                        "video_size_limit": 103809024,
-                        "video_frame_rate_limit": 120,
-                        "video_matrix_limit": 8294400,
-                    },
-                },
-            },
-        )
+        return_value=httpx.Response(200, json=instance_v2())
     )
     limits = await adapter.instance_limits(channel("mastodon", CREDENTIALS))
     assert limits == InstanceLimits(
@@ -509,3 +511,18 @@ def test_cli_credentials_require_an_https_instance() -> None:
     }
     with pytest.raises(ValueError):
         credentials_from_cli_options("http://mastodon.social", "tok")
+
+
+async def test_the_limits_a_channel_keeps_are_the_instances_own(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    network.get(f"{BASE}/api/v2/instance").mock(
+        return_value=httpx.Response(200, json=instance_v2(max_characters=5000))
+    )
+    assert await adapter.read_limits(channel("mastodon", CREDENTIALS)) == {
+        "maxCharacters": 5000,
+        "charactersReservedPerUrl": 23,
+        "maxMediaAttachments": 4,
+        "imageSizeLimit": 16777216,
+        "videoSizeLimit": 103809024,
+    }

@@ -143,6 +143,46 @@ async def keep_mastodon_app(
     return stored
 
 
+# -- health checks (channels/health.py) -------------------------------------------------------
+
+
+async def claim_health_checks(
+    session: AsyncSession, *, checked_before: datetime, limit: int, now: datetime
+) -> list[Channel]:
+    """Take up to `limit` connected channels due a health check, longest unchecked first:
+    checked before `checked_before`, or never since they were connected. Taking one marks it
+    checked now, so no other worker checks it too; a worker that dies mid-check delays that
+    channel's next check by one interval, nothing more. Channels waiting for a reconnect are
+    left alone: only a new connection helps them."""
+    statement = (
+        select(Channel.id)
+        .where(
+            Channel.disconnected_at.is_(None),
+            Channel.health_state != "reconnect_required",
+            or_(
+                Channel.health_checked_at.is_(None),
+                Channel.health_checked_at <= checked_before,
+                Channel.health_checked_at <= Channel.connected_at,
+            ),
+        )
+        .order_by(Channel.health_checked_at, Channel.id)
+        .limit(limit)
+    )
+    if dialect_name(session) == "postgresql":
+        statement = statement.with_for_update(skip_locked=True)
+    ids = list(await session.scalars(statement))
+    if not ids:
+        return []
+    await session.execute(
+        update(Channel)
+        .where(Channel.id.in_(ids))
+        .values(health_checked_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    claimed = select(Channel).where(Channel.id.in_(ids))
+    return list(await session.scalars(claimed.execution_options(populate_existing=True)))
+
+
 # -- credential revocations (the queue of channels/worker.py) ---------------------------------
 
 

@@ -156,3 +156,17 @@ class RevokingAdapter(Protocol):
         ProviderError (retryable or not) when the provider could not be told. Must be safe
         to call again: revoking a token already revoked is a success."""
         ...
+
+
+@runtime_checkable
+class LimitsAdapter(Protocol):
+    """The optional capability of reading what one account's own server accepts where it
+    differs from the provider's declaration (a Mastodon instance's character limit). The
+    channel keeps what it answers (read at connect and at each health check), and its targets
+    are validated against the declaration as that server applies it
+    (`declarations.channel_declaration`)."""
+
+    async def read_limits(self, channel: ChannelContext) -> dict[str, Any]:
+        """The server's limits, as the provider's declaration module reads them back; raise
+        ProviderError when they cannot be read."""
+        ...

@@ -30,8 +30,9 @@ account's Preferences > Development, scopes `read write`, or an OAuth token); `a
   made by the account's owner, who alone can revoke it (`unsupported`).
 - Limits: `instance_limits()` reads the instance's own `GET /api/v2/instance` configuration
   (statuses.max_characters, characters_reserved_per_url, max_media_attachments, media size
-  limits), falling back to `/api/v1/instance` on servers older than 4.0, so the caller can
-  validate a target against the instance it will be published to.
+  limits), falling back to `/api/v1/instance` on servers older than 4.0; `read_limits()` is what
+  the channel keeps of it (read at connect and at each health check), so that its targets are
+  validated against the instance they will be published to (`declaration.for_instance`).
 - Errors (https://docs.joinmastodon.org/api/rate-limits/, entities/Error): `{"error": "..."}`;
   401 is a revoked token (`auth_expired`); 429 carries `X-RateLimit-Reset`, an ISO 8601 time.
 """
@@ -93,6 +94,17 @@ class InstanceLimits:
     supported_mime_types: tuple[str, ...] = ()
     image_size_limit: int | None = None
     video_size_limit: int | None = None
+
+    def stored(self) -> dict[str, int]:
+        """What the channel keeps (`declaration.for_instance` reads it back)."""
+        kept = {
+            "maxCharacters": self.max_characters,
+            "charactersReservedPerUrl": self.characters_reserved_per_url,
+            "maxMediaAttachments": self.max_media_attachments,
+            "imageSizeLimit": self.image_size_limit,
+            "videoSizeLimit": self.video_size_limit,
+        }
+        return {name: value for name, value in kept.items() if value is not None}
 
 
 def normalize_base_url(base_url: str) -> str:
@@ -184,6 +196,10 @@ class MastodonAdapter(HttpAdapter):
 
     def _api(self, channel: ChannelContext) -> _Api:
         return _Api(self._http, channel.credentials)
+
+    async def read_limits(self, channel: ChannelContext) -> dict[str, Any]:
+        """The instance's limits as the channel keeps them (at connect and health checks)."""
+        return (await self.instance_limits(channel)).stored()
 
     async def instance_limits(self, channel: ChannelContext) -> InstanceLimits:
         """The channel's instance's own limits (cache them: they change with its settings)."""
