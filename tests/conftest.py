@@ -22,6 +22,12 @@ from tests.factories import Tenant, make_tenant
 
 POSTGRES_SERVER_URL = os.environ.get("PRESSROOM_TEST_DATABASE_URL")
 
+# A developer's proxy never carries test traffic (provider calls honour HTTPS_PROXY and vet a
+# proxied destination by resolving it): tests that want a proxy set one on loopback.
+for _variable in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"):
+    os.environ.pop(_variable, None)
+    os.environ.pop(_variable.lower(), None)
+
 
 def _pg_admin(url: str) -> tuple[str, str]:
     """(server URL without database, database name of the given URL)."""

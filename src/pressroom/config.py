@@ -62,8 +62,12 @@ class Settings(BaseSettings):
     database_pool_size: int = Field(default=20, ge=1)
     # The sandbox simulator's round trip per call, to make it behave like a network.
     sandbox_latency_ms: float = Field(default=0.0, ge=0)
-    # How long a publisher worker owns a claimed target before another may take it over.
+    # How long a publisher worker owns a claimed target before another may take it over; a
+    # live worker renews the leases of its publishes in flight every third of it.
     publisher_lease_seconds: float = Field(default=60.0, gt=0)
+    # The longest one publish may take: uploads plus the networks' documented processing waits
+    # (Mastodon and X each poll a processing video for up to 300 s), with room for both.
+    publisher_publish_timeout_seconds: float = Field(default=900.0, gt=0)
     # Seconds before each retry of a retryable provider error; its length is the number of
     # retries, so a target gets at most len + 1 attempts.
     publisher_retry_schedule: str = "10,60,300,1800"

@@ -22,7 +22,11 @@ import respx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.bluesky import BlueskyAdapter, create_session_credentials
-from pressroom.providers.bluesky.records import record_key, thread_record_key
+from pressroom.providers.bluesky.records import (
+    comment_record_key,
+    record_key,
+    thread_record_key,
+)
 from pressroom.providers.credentials import CredentialCache
 
 from .support import (
@@ -502,6 +506,83 @@ async def test_thread_is_a_reply_chain_with_root_and_parent_strong_refs(
         "parent": {"uri": uris[1], "cid": "bafycid1"},
     }
     assert result.provider_post_id == uris[0]
+
+
+async def test_first_comment_replies_to_the_post_after_its_thread_under_its_own_key(
+    network: respx.MockRouter, adapter: BlueskyAdapter
+) -> None:
+    reply_uri = f"at://{DID}/app.bsky.feed.post/{thread_record_key(IDEMPOTENCY_KEY, 1)}"
+    comment_uri = f"at://{DID}/app.bsky.feed.post/{comment_record_key(IDEMPOTENCY_KEY)}"
+    create = network.post(f"{PDS}/xrpc/com.atproto.repo.createRecord").mock(
+        side_effect=[created(), created(reply_uri, "bafyreply"), created(comment_uri, "bafyc")]
+    )
+    options = {"thread": ["2/2"], "firstComment": "Sources below"}
+    result = await adapter.publish(
+        publish_request(channel("bluesky", connected()), "1/2", options=options)
+    )
+    comment = body_of(create, 2)
+    post = {"uri": POST_URI, "cid": CID}
+    assert comment == {
+        "repo": DID,
+        "collection": "app.bsky.feed.post",
+        "rkey": comment_record_key(IDEMPOTENCY_KEY),
+        "record": {
+            "$type": "app.bsky.feed.post",
+            "text": "Sources below",
+            "createdAt": "2026-11-22T09:30:00.123Z",
+            # Root and parent: the post itself, not the thread's last reply.
+            "reply": {"root": post, "parent": post},
+        },
+    }
+    assert len({body_of(create, n)["rkey"] for n in range(3)}) == 3
+    assert (result.provider_post_id, result.comment_error) == (POST_URI, None)
+
+
+async def test_a_retry_finds_the_first_comment_an_earlier_attempt_made(
+    network: respx.MockRouter, adapter: BlueskyAdapter
+) -> None:
+    comment_uri = f"at://{DID}/app.bsky.feed.post/{comment_record_key(IDEMPOTENCY_KEY)}"
+    lookup = network.get(f"{PDS}/xrpc/com.atproto.repo.getRecord").mock(
+        side_effect=[
+            httpx.Response(200, json={"uri": POST_URI, "cid": CID, "value": {}}),
+            httpx.Response(200, json={"uri": comment_uri, "cid": "bafyc", "value": {}}),
+        ]
+    )
+    request = publish_request(
+        channel("bluesky", connected()), "Hello", options={"firstComment": "More"}, attempt=2
+    )
+    result = await adapter.publish(request)
+    assert (result.provider_post_id, result.comment_error) == (POST_URI, None)
+    assert [call.request.url.params["rkey"] for call in lookup.calls] == [
+        RKEY,
+        comment_record_key(IDEMPOTENCY_KEY),
+    ]
+
+
+async def test_a_refused_first_comment_leaves_the_post_published_and_says_why(
+    network: respx.MockRouter, adapter: BlueskyAdapter
+) -> None:
+    network.post(f"{PDS}/xrpc/com.atproto.repo.createRecord").mock(
+        side_effect=[
+            created(),
+            httpx.Response(
+                400,
+                json={
+                    "error": "InvalidRequest",
+                    "message": "Invalid app.bsky.feed.post record: Record/text must not be "
+                    "longer than 300 graphemes",
+                },
+            ),
+        ]
+    )
+    result = await adapter.publish(
+        publish_request(channel("bluesky", connected()), "Hi", options={"firstComment": "a" * 301})
+    )
+    assert result.provider_post_id == POST_URI
+    error = result.comment_error
+    assert error is not None
+    assert (error.code, error.retryable) == ("text_rejected", False)
+    assert error.message.startswith("The post was published but its first comment was not:")
 
 
 async def test_delete_removes_the_record(

@@ -296,6 +296,72 @@ async def test_server_error_is_retryable(
     assert (caught.value.code, caught.value.retryable) == ("provider_unavailable", True)
 
 
+async def test_first_comment_replies_to_the_post_after_its_thread_with_its_own_key(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    post = network.post(f"{BASE}/api/v1/statuses").mock(
+        side_effect=[httpx.Response(200, json=status(str(n))) for n in (100, 101, 102)]
+    )
+    options = {
+        "thread": ["2/2"],
+        "firstComment": "Sources: https://example.org/report",
+        "visibility": "unlisted",
+        "spoilerText": "launch",
+        "language": "en",
+    }
+    result = await adapter.publish(
+        publish_request(channel("mastodon", CREDENTIALS), "1/2", options=options)
+    )
+    common = {"visibility": "unlisted", "spoiler_text": "launch", "language": "en"}
+    assert [sent_json(post, n) for n in range(3)] == [
+        {"status": "1/2", **common},
+        {"status": "2/2", **common, "in_reply_to_id": "100"},
+        # A reply to the post itself, not to the thread's last reply.
+        {"status": "Sources: https://example.org/report", **common, "in_reply_to_id": "100"},
+    ]
+    assert [call.request.headers["Idempotency-Key"] for call in post.calls] == [
+        IDEMPOTENCY_KEY,
+        f"{IDEMPOTENCY_KEY}:thread:1",
+        f"{IDEMPOTENCY_KEY}:comment",
+    ]
+    assert (result.provider_post_id, result.comment_error) == ("100", None)
+
+
+async def test_a_refused_first_comment_leaves_the_post_published_and_says_why(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    network.post(f"{BASE}/api/v1/statuses").mock(
+        side_effect=[
+            httpx.Response(200, json=status()),
+            httpx.Response(
+                422, json={"error": "Validation failed: Text character limit of 500 exceeded"}
+            ),
+        ]
+    )
+    result = await adapter.publish(
+        publish_request(
+            channel("mastodon", CREDENTIALS), "Hello", options={"firstComment": "a" * 501}
+        )
+    )
+    assert result.provider_post_id == STATUS_ID
+    error = result.comment_error
+    assert error is not None
+    assert (error.code, error.retryable) == ("text_rejected", False)
+    assert error.message.startswith("The post was published but its first comment was not:")
+    assert "character limit of 500" in error.message
+
+
+async def test_a_malformed_first_comment_fails_before_anything_is_posted(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        await adapter.publish(
+            publish_request(channel("mastodon", CREDENTIALS), "Hello", options={"firstComment": 5})
+        )
+    assert caught.value.code == "invalid_request"
+    assert not network.calls
+
+
 async def test_thread_replies_chain_with_their_own_idempotency_keys(
     network: respx.MockRouter, adapter: MastodonAdapter
 ) -> None:
@@ -318,35 +384,37 @@ async def test_thread_replies_chain_with_their_own_idempotency_keys(
     assert result.provider_post_id == "100"
 
 
+def instance_v2(max_characters: int = 1000) -> dict[str, Any]:
+    """GET /api/v2/instance of an instance whose statuses may be `max_characters` long."""
+    return {
+        "domain": "fosstodon.example",
+        "title": "Fosstodon",
+        "version": "4.3.2",
+        "configuration": {
+            "urls": {"streaming": "wss://fosstodon.example"},
+            "accounts": {"max_featured_tags": 10},
+            "statuses": {
+                "max_characters": max_characters,
+                "max_media_attachments": 4,
+                "characters_reserved_per_url": 23,
+            },
+            "media_attachments": {
+                "supported_mime_types": ["image/jpeg", "image/png", "video/mp4"],
+                "image_size_limit": 16777216,
+                "image_matrix_limit": 33177600,
+                "video_size_limit": 103809024,
+                "video_frame_rate_limit": 120,
+                "video_matrix_limit": 8294400,
+            },
+        },
+    }
+
+
 async def test_instance_limits_come_from_its_v2_configuration(
     network: respx.MockRouter, adapter: MastodonAdapter
 ) -> None:
     network.get(f"{BASE}/api/v2/instance").mock(
-        return_value=httpx.Response(
-            200,
-            json={
-                "domain": "fosstodon.example",
-                "title": "Fosstodon",
-                "version": "4.3.2",
-                "configuration": {
-                    "urls": {"streaming": "wss://fosstodon.example"},
-                    "accounts": {"max_featured_tags": 10},
-                    "statuses": {
-                        "max_characters": 1000,
-                        "max_media_attachments": 4,
-                        "characters_reserved_per_url": 23,
-                    },
-                    "media_attachments": {
-                        "supported_mime_types": ["image/jpeg", "image/png", "video/mp4"],
-                        "image_size_limit": 16777216,
-                        "image_matrix_limit": 33177600,
-                        "video_size_limit": 103809024,
-                        "video_frame_rate_limit": 120,
-                        "video_matrix_limit": 8294400,
-                    },
-                },
-            },
-        )
+        return_value=httpx.Response(200, json=instance_v2())
     )
     limits = await adapter.instance_limits(channel("mastodon", CREDENTIALS))
     assert limits == InstanceLimits(
@@ -443,3 +511,18 @@ def test_cli_credentials_require_an_https_instance() -> None:
     }
     with pytest.raises(ValueError):
         credentials_from_cli_options("http://mastodon.social", "tok")
+
+
+async def test_the_limits_a_channel_keeps_are_the_instances_own(
+    network: respx.MockRouter, adapter: MastodonAdapter
+) -> None:
+    network.get(f"{BASE}/api/v2/instance").mock(
+        return_value=httpx.Response(200, json=instance_v2(max_characters=5000))
+    )
+    assert await adapter.read_limits(channel("mastodon", CREDENTIALS)) == {
+        "maxCharacters": 5000,
+        "charactersReservedPerUrl": 23,
+        "maxMediaAttachments": 4,
+        "imageSizeLimit": 16777216,
+        "videoSizeLimit": 103809024,
+    }

@@ -530,6 +530,89 @@ async def test_thread_is_a_chain_of_replies(network: respx.MockRouter, adapter: 
     assert result.provider_post_id == "10"
 
 
+async def test_first_comment_replies_to_the_post_after_its_thread(
+    network: respx.MockRouter, adapter: XAdapter
+) -> None:
+    post = network.post(f"{API}/2/tweets").mock(
+        side_effect=[created("10"), created("11"), created("12")]
+    )
+    options = {"thread": ["2/2"], "firstComment": "Sources below", "replySettings": "following"}
+    result = await adapter.publish(
+        publish_request(channel("x", CREDENTIALS), "1/2", options=options)
+    )
+    assert [sent_json(post, n) for n in range(3)] == [
+        {"text": "1/2", "reply_settings": "following"},
+        {"text": "2/2", "reply_settings": "following", "reply": {"in_reply_to_tweet_id": "10"}},
+        # A reply to the post itself, not to the thread's last reply.
+        {
+            "text": "Sources below",
+            "reply_settings": "following",
+            "reply": {"in_reply_to_tweet_id": "10"},
+        },
+    ]
+    assert all(call.request.headers["Authorization"] == "Bearer access-1" for call in post.calls)
+    assert (result.provider_post_id, result.comment_error) == ("10", None)
+
+
+async def test_a_refused_first_comment_leaves_the_post_published_and_says_why(
+    network: respx.MockRouter, adapter: XAdapter
+) -> None:
+    network.post(f"{API}/2/tweets").mock(
+        side_effect=[
+            created(),
+            httpx.Response(
+                403,
+                json={
+                    "detail": "You are not permitted to perform this action.",
+                    "type": "about:blank",
+                    "title": "Forbidden",
+                    "status": 403,
+                },
+            ),
+        ]
+    )
+    result = await adapter.publish(
+        publish_request(channel("x", CREDENTIALS), "Hello", options={"firstComment": "More"})
+    )
+    assert result.provider_post_id == POST_ID
+    assert result.url == f"https://x.com/pressroom/status/{POST_ID}"
+    error = result.comment_error
+    assert error is not None
+    assert error.message.startswith("The post was published but its first comment was not:")
+    assert "not permitted" in error.message
+
+
+async def test_a_retried_publish_finds_the_first_comment_an_earlier_attempt_made(
+    network: respx.MockRouter, adapter: XAdapter
+) -> None:
+    # The earlier attempt posted both, then its outcome was lost: both are duplicates now.
+    post = network.post(f"{API}/2/tweets").mock(return_value=DUPLICATE)
+    network.get(f"{API}/2/users/2244994945/tweets").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "data": [
+                    {
+                        "id": "21",
+                        "text": "More",
+                        "referenced_tweets": [{"type": "replied_to", "id": "20"}],
+                    },
+                    {"id": "20", "text": "Hello"},
+                ],
+                "meta": {"result_count": 2},
+            },
+        )
+    )
+    result = await adapter.publish(
+        publish_request(
+            channel("x", CREDENTIALS), "Hello", options={"firstComment": "More"}, attempt=2
+        )
+    )
+    assert (result.provider_post_id, result.comment_error) == ("20", None)
+    assert sent_json(post, 1) == {"text": "More", "reply": {"in_reply_to_tweet_id": "20"}}
+    assert len(post.calls) == 2
+
+
 async def test_duplicate_on_a_first_attempt_is_permanent_duplicate_content(
     network: respx.MockRouter, adapter: XAdapter
 ) -> None:

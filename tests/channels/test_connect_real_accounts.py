@@ -189,6 +189,10 @@ def test_mastodon_connects_with_an_access_token_and_reads_the_handle(
             200, json={"id": "109", "username": "alice", "acct": "alice", "display_name": "A"}
         )
     )
+    # The instance's own limits are read at connect (they are kept on the channel).
+    network.get("https://mastodon.example/api/v2/instance").mock(
+        return_value=httpx.Response(200, json={"configuration": {}})
+    )
     result = connect(
         "mastodon",
         "--org",

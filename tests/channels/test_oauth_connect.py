@@ -509,6 +509,10 @@ async def test_mastodon_registers_its_app_once_per_instance_and_connects_the_acc
     verify = network.get(f"{instance}/api/v1/accounts/verify_credentials").mock(
         return_value=httpx.Response(200, json={"id": "109", "username": "alice", "acct": "alice"})
     )
+    # The instance's own limits are read at connect (they are kept on the channel).
+    network.get(f"{instance}/api/v2/instance").mock(
+        return_value=httpx.Response(200, json={"configuration": {}})
+    )
     response = await client.get(
         "/connect/mastodon/callback", params={"code": "masto-code", "state": first["state"]}
     )
@@ -616,6 +620,10 @@ async def test_no_token_verifier_secret_or_state_in_any_response_log_line_or_aud
     )
     network.get(f"{instance}/api/v1/accounts/verify_credentials").mock(
         return_value=httpx.Response(200, json={"id": "1", "username": "alice", "acct": "alice"})
+    )
+    # The instance's own limits are read at connect (they are kept on the channel).
+    network.get(f"{instance}/api/v2/instance").mock(
+        return_value=httpx.Response(200, json={"configuration": {}})
     )
     responses = []
     x_start = await start(client, tenant, "x", {"name": "X"})

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pressroom.kit.errors import FieldError
-from tests.providers.test_validation import CJK, check, fields, media
+from pressroom.providers.declarations import DECLARATIONS
+from tests.providers.test_validation import CJK, LONG_URL, check, fields, media
 
 IMAGES = [media(media_id="m0"), media(media_id="m1")]
 
@@ -129,4 +130,77 @@ def test_mastodon_status_options_are_type_checked(
     options: dict[str, object], expected: list[tuple[str, str]]
 ) -> None:
     errors = check("mastodon", "post", options=options)
+    assert fields(errors) == [(f"targets[1].options.{name}", code) for name, code in expected]
+
+
+@pytest.mark.parametrize("provider_id", ["x", "bluesky", "mastodon", "sandbox"])
+def test_a_first_comment_is_declared_where_the_adapter_posts_one(provider_id: str) -> None:
+    declaration = DECLARATIONS[provider_id]
+    assert declaration.capabilities.first_comment is True
+    for kind in declaration.content_kinds:
+        [option] = [o for o in kind.options if o.name == "firstComment"]
+        assert option.type == "text"
+        assert "published" in option.description
+
+
+@pytest.mark.parametrize("provider_id", ["linkedin", "youtube", "tiktok", "pinterest"])
+def test_no_first_comment_is_promised_where_no_adapter_posts_one(provider_id: str) -> None:
+    declaration = DECLARATIONS[provider_id]
+    assert declaration.capabilities.first_comment is False
+    assert all(o.name != "firstComment" for kind in declaration.content_kinds for o in kind.options)
+
+
+@pytest.mark.parametrize(
+    ("provider_id", "limit"), [("x", 280), ("bluesky", 300), ("mastodon", 500)]
+)
+def test_a_first_comment_is_held_to_the_posts_text_rule(provider_id: str, limit: int) -> None:
+    assert check(provider_id, "post", options={"firstComment": "a" * limit}) == []
+    unit = "weighted characters" if provider_id == "x" else "graphemes"
+    assert check(provider_id, "post", options={"firstComment": "a" * (limit + 1)}) == [
+        FieldError(
+            "targets[1].options.firstComment",
+            "too_long",
+            f"has {limit + 1} {unit}; {provider_id} allows {limit}",
+        )
+    ]
+
+
+def test_a_first_comment_counts_links_as_the_network_does() -> None:
+    # X counts any URL as 23: a 100-character link leaves room for 257 more.
+    comment = "a" * 256 + " " + LONG_URL
+    assert check("x", "post", options={"firstComment": comment}) == []
+    assert fields(check("x", "post", options={"firstComment": "a" + comment})) == [
+        ("targets[1].options.firstComment", "too_long")
+    ]
+
+
+def test_a_mastodon_first_comment_counts_the_content_warning_it_carries() -> None:
+    options = {"spoilerText": "b" * 20, "firstComment": "a" * 481}
+    assert check("mastodon", "post", "short", options=options) == [
+        FieldError(
+            "targets[1].options.firstComment",
+            "too_long",
+            "with options.spoilerText, has 501 graphemes; mastodon allows 500",
+        )
+    ]
+
+
+def test_a_bluesky_first_comment_is_held_to_3000_bytes_too() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # 1 grapheme, 25 bytes
+    assert fields(check("bluesky", "post", options={"firstComment": family * 121})) == [
+        ("targets[1].options.firstComment", "too_long")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", []),
+        (None, []),
+        ("   ", [("firstComment", "required")]),
+        (5, [("firstComment", "invalid_type")]),
+    ],
+)
+def test_a_first_comment_must_be_a_text(value: object, expected: list[tuple[str, str]]) -> None:
+    errors = check("x", "post", options={"firstComment": value})
     assert fields(errors) == [(f"targets[1].options.{name}", code) for name, code in expected]

@@ -216,7 +216,12 @@ def test_sandbox_post_accepts_the_simulation_options() -> None:
     post = DECLARATIONS["sandbox"].content_kind("post")
     assert post is not None
     options = {option.name: option for option in post.options}
-    assert options["simulate"].values == ["text_rejected", "provider_unavailable", "auth_expired"]
+    assert options["simulate"].values == [
+        "text_rejected",
+        "provider_unavailable",
+        "auth_expired",
+        "comment_rejected",
+    ]
     assert options["failTimes"].type == "integer"
     assert options["failTimes"].minimum == 0
 

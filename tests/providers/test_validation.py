@@ -551,7 +551,8 @@ def test_unknown_option_is_named_by_its_key() -> None:
         FieldError(
             "targets[1].options.pollOptions",
             "unknown_option",
-            "x post has no option 'pollOptions'; it accepts: replySettings, thread, altTexts",
+            "x post has no option 'pollOptions'; it accepts: replySettings, thread, "
+            "firstComment, altTexts",
         )
     ]
 

@@ -50,13 +50,6 @@ def test_an_adapter_may_override_retryable_and_pass_retry_after() -> None:
     assert (error.retryable, error.retry_after) == (True, 30)
 
 
-@pytest.mark.parametrize(("lease", "timeout"), [(60.0, 55.0), (10.0, 5.0), (6.0, 3.0), (1.0, 0.5)])
-def test_a_publish_leaves_room_within_the_lease_to_record_its_outcome(
-    lease: float, timeout: float
-) -> None:
-    assert worker.publish_timeout(lease) == timeout
-
-
 def test_an_unclassified_error_code_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown provider error code"):
         ProviderError("it_broke", "no code of the contract")
@@ -87,10 +80,13 @@ class ScriptedAdapter:
 
 @pytest.fixture
 async def quick(settings: Settings) -> AsyncIterator[Runtime]:
-    """Two attempts, the retry at once; a one-second lease (so a 0.5 s publish timeout)."""
+    """Two attempts, the retry at once; a publish may take half a second."""
     runtime = Runtime.build(
         settings.model_copy(
-            update={"publisher_retry_schedule": "0", "publisher_lease_seconds": 1.0}
+            update={
+                "publisher_retry_schedule": "0",
+                "publisher_publish_timeout_seconds": 0.5,
+            }
         )
     )
     yield runtime
@@ -154,7 +150,7 @@ async def test_an_answer_without_a_post_id_is_not_a_publication(
     assert target["error"]["code"] == "provider_unavailable"  # type: ignore[index]
 
 
-async def test_an_adapter_that_never_answers_times_out_within_the_lease(
+async def test_an_adapter_that_never_answers_times_out_after_the_publish_timeout(
     client: httpx.AsyncClient,
     runtime: Runtime,
     quick: Runtime,

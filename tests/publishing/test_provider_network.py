@@ -43,10 +43,12 @@ async def test_a_mastodon_token_check_against_a_private_instance_fails_permanent
     assert "a-token-value" not in raised.value.message
 
 
-async def test_the_client_follows_no_redirects_and_reads_no_proxy_from_the_environment(
+async def test_the_client_follows_no_redirects_and_mounts_nothing_that_skips_the_vetting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The proxy is honoured by the vetting transport itself (test_provider_proxy.py), never by
+    # an httpx-mounted proxy transport that would bypass it.
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     async with build_provider_client() as client:
         assert client.follow_redirects is False
-        assert client._mounts == {}  # no proxy transport that would bypass the vetting
+        assert client._mounts == {}

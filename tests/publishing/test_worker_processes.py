@@ -262,3 +262,28 @@ async def leased_by(
         if len(taken) >= expected or time.monotonic() > deadline:
             return taken
         await asyncio.sleep(0.05)
+
+
+async def test_publishes_slower_than_the_lease_reach_the_network_once_with_two_workers(
+    runtime: Runtime, tenant: Tenant, database_url: str, tmp_path: Path
+):
+    await queue_targets(runtime, tenant, posts=1, per_post=4)
+    slow = {
+        # Each publish takes 7 s against a 2 s lease: a network processing a video for two
+        # minutes against the default one-minute lease, scaled down. The heartbeat keeps the
+        # leases; the other worker, looking all along, must never take a target over.
+        "sandbox_latency_ms": "7000",
+        "publisher_lease_seconds": "2",
+        "database_pool_size": "6",
+    }
+    with worker_processes(2, database_url, tmp_path, **slow) as workers:
+        await wait_until_started(workers)
+        done = await wait_until_published(runtime, tenant, 4, seconds=40)
+    assert done == 4
+    sent = await publications(runtime, tenant)
+    stored = await recorded(runtime, tenant)
+    assert set(sent) == set(stored)
+    assert all(len(rows) == 1 for rows in sent.values())
+    # One call per target: nobody re-sent a publish whose first attempt was still going.
+    assert {calls for rows in sent.values() for _, calls in rows} == {1}
+    assert all(stored[target] == rows[0][0] for target, rows in sent.items())

@@ -7,8 +7,10 @@ URL), and a store for refreshed credentials (which belong to the channel)."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from pressroom.channels.service import store_credentials
@@ -16,11 +18,21 @@ from pressroom.db import unit_of_work
 from pressroom.media import service as media
 from pressroom.media.links import public_url_maker
 from pressroom.providers import registry
-from pressroom.providers.adapter import ChannelContext, MediaItem, ProviderAdapter, Revocation
+from pressroom.providers.adapter import (
+    ChannelContext,
+    LimitsAdapter,
+    MediaItem,
+    ProviderAdapter,
+    ProviderError,
+    Revocation,
+)
 from pressroom.providers.bluesky.media import MediaDimensions
+from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.http import MediaReader
 from pressroom.runtime import Runtime
+
+log = logging.getLogger(__name__)
 
 
 def adapter_for(channel: ChannelContext, runtime: Runtime) -> ProviderAdapter:
@@ -32,6 +44,25 @@ async def revoke_credentials(channel: ChannelContext, runtime: Runtime) -> Revoc
     """Revoke a disconnected channel's tokens at its network (see registry.revoke_credentials)."""
     services = adapter_services(runtime, channel.organization_id)
     return await registry.revoke_credentials(channel, services)
+
+
+async def read_limits(channel: ChannelContext, runtime: Runtime) -> dict[str, Any] | None:
+    """What the channel's own server accepts where it differs from the provider's declaration
+    (a Mastodon instance's character limit), to keep on the channel: at connect (before the
+    channel is stored: `ChannelContext.unsaved(provider, credentials)`) and at each health
+    check. None where the adapter reads none, or the server would not tell: the provider's
+    stock limits then apply until the next check. Network: outside any transaction."""
+    adapter = adapter_for(channel, runtime)
+    if not isinstance(adapter, LimitsAdapter):
+        return None
+    try:
+        return await adapter.read_limits(channel)
+    except ProviderError as error:
+        log.warning(
+            "channel limits not read",
+            extra={"provider": channel.provider, "code": error.code, "reason": error.message},
+        )
+        return None
 
 
 def adapter_services(runtime: Runtime, organization_id: uuid.UUID) -> registry.AdapterServices:
@@ -80,3 +111,20 @@ def _credentials_store(runtime: Runtime) -> CredentialsChanged:
             await store_credentials(session, runtime, channel.id, credentials)
 
     return store
+
+
+async def with_limits(
+    provider: str, accounts: list[ConnectedAccount], runtime: Runtime
+) -> list[ConnectedAccount]:
+    """`accounts` with the limits their own server states (`read_limits`), read at connect so a
+    new channel is validated against them from its first post. Network: outside any
+    transaction."""
+    return [
+        replace(
+            account,
+            limits=await read_limits(
+                ChannelContext.unsaved(provider, account.credentials), runtime
+            ),
+        )
+        for account in accounts
+    ]

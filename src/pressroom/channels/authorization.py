@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from pressroom.auth.service import Principal
 from pressroom.channels import oauth_grants, repository
 from pressroom.channels import service as channels
+from pressroom.channels.adapters import with_limits
 from pressroom.channels.models import Channel, ChannelAuthorization
 from pressroom.config import Settings
 from pressroom.kit.clock import utcnow
@@ -303,7 +304,7 @@ async def exchange(
             f"{provider} granted access to no account; start the connection again and select "
             "the account(s) to connect",
         )
-    return accounts
+    return await with_limits(provider, accounts, runtime)
 
 
 async def complete(

@@ -22,6 +22,7 @@ from typing import Any
 
 from pressroom.audit import service as audit
 from pressroom.channels import service, verification
+from pressroom.channels.adapters import with_limits
 from pressroom.channels.models import Channel
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
@@ -107,6 +108,7 @@ async def connect_from_command_line(
             )
         except verification.VerificationFailed as exc:
             raise ValueError(str(exc)) from None
+        accounts = await with_limits(request.provider, accounts, runtime)
     async with unit_of_work(runtime.sessions) as session:
         if accounts is None:
             made = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -28,6 +29,10 @@ class Channel(IdMixin, TimestampMixin, Base):
     health_state: Mapped[str] = mapped_column(String(32), default="healthy")
     health_reason: Mapped[str | None] = mapped_column(String(500))
     health_checked_at: Mapped[datetime | None] = mapped_column()
+    # What this account's own server accepts where it differs from the provider's declaration
+    # (a Mastodon instance's character limit), read at connect and at each health check; null
+    # until then (the declaration's stock limits apply).
+    limits: Mapped[dict[str, Any] | None] = mapped_column()
     # Provider tokens, encrypted with the server key; erased on disconnect; never returned.
     credentials_encrypted: Mapped[str | None] = mapped_column(Text)
     connected_at: Mapped[datetime] = mapped_column()

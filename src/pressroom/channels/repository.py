@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -17,8 +18,11 @@ from pressroom.channels.models import (
     CredentialRevocation,
     MastodonApp,
 )
-from pressroom.db import dialect_name, locked
+from pressroom.db import IdMixin, dialect_name, locked
 from pressroom.kit.ids import uuid7
+
+# A row of a table that is a queue (it has an id).
+Taken = TypeVar("Taken", bound=IdMixin)
 
 
 def connected_channels(organization_id: uuid.UUID) -> Select[Channel]:
@@ -141,6 +145,54 @@ async def keep_mastodon_app(
     return stored
 
 
+# -- health checks (channels/health.py) -------------------------------------------------------
+
+
+async def claim_health_checks(
+    session: AsyncSession, *, checked_before: datetime, limit: int, now: datetime
+) -> list[Channel]:
+    """Take up to `limit` connected channels due a health check, longest unchecked first:
+    checked before `checked_before`, or never since they were connected. Taking one marks it
+    checked now, so no other worker checks it too; a worker that dies mid-check delays that
+    channel's next check by one interval, nothing more. Channels waiting for a reconnect are
+    left alone: only a new connection helps them."""
+    statement = (
+        select(Channel.id)
+        .where(
+            Channel.disconnected_at.is_(None),
+            Channel.health_state != "reconnect_required",
+            or_(
+                Channel.health_checked_at.is_(None),
+                Channel.health_checked_at <= checked_before,
+                Channel.health_checked_at <= Channel.connected_at,
+            ),
+        )
+        .order_by(Channel.health_checked_at, Channel.id)
+        .limit(limit)
+    )
+    return await _take(session, Channel, statement, {"health_checked_at": now})
+
+
+async def _take(
+    session: AsyncSession, model: type[Taken], ids: Select[uuid.UUID], values: dict[str, Any]
+) -> list[Taken]:
+    """The rows whose ids `ids` selects, locked (skipping those another transaction holds, on
+    PostgreSQL), with `values` written to them: how a worker takes queued rows."""
+    if dialect_name(session) == "postgresql":
+        ids = ids.with_for_update(skip_locked=True)
+    taken = list(await session.scalars(ids))
+    if not taken:
+        return []
+    await session.execute(
+        update(model)
+        .where(model.id.in_(taken))
+        .values(values)
+        .execution_options(synchronize_session=False)
+    )
+    rows = select(model).where(model.id.in_(taken))
+    return list(await session.scalars(rows.execution_options(populate_existing=True)))
+
+
 # -- credential revocations (the queue of channels/worker.py) ---------------------------------
 
 
@@ -183,23 +235,12 @@ async def claim_due_revocations(
         .order_by(CredentialRevocation.next_attempt_at, CredentialRevocation.id)
         .limit(limit)
     )
-    if dialect_name(session) == "postgresql":
-        statement = statement.with_for_update(skip_locked=True)
-    ids = list(await session.scalars(statement))
-    if not ids:
-        return []
-    await session.execute(
-        update(CredentialRevocation)
-        .where(CredentialRevocation.id.in_(ids))
-        .values(
-            lease_owner=owner,
-            lease_until=now + timedelta(seconds=lease_seconds),
-            attempts=CredentialRevocation.attempts + 1,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    claimed = select(CredentialRevocation).where(CredentialRevocation.id.in_(ids))
-    return list(await session.scalars(claimed.execution_options(populate_existing=True)))
+    values = {
+        "lease_owner": owner,
+        "lease_until": now + timedelta(seconds=lease_seconds),
+        "attempts": CredentialRevocation.attempts + 1,
+    }
+    return await _take(session, CredentialRevocation, statement, values)
 
 
 async def finish_revocation(session: AsyncSession, revocation_id: uuid.UUID, owner: str) -> bool:

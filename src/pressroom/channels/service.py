@@ -21,7 +21,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import not_found
 from pressroom.kit.pagination import PageParams, paginate
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ChannelContext, HealthResult, ProviderError
 from pressroom.providers.connection import ConnectedAccount, missing_app_settings
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.registry import CONNECTORS, configured_providers, revoked_at_provider
@@ -84,11 +84,14 @@ async def connect(
     simulated: bool = False,
     credentials: dict[str, Any] | None = None,
     configured: Collection[str] | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> Channel:
     """Connect a channel (the command line, or the OAuth callback) and emit
     channel.connected.v1; `credentials` are stored encrypted with the runtime's box.
     `configured` (default: `configured_providers` of the runtime's settings) are the providers
-    a real channel may be connected to. ValueError for anything the caller must fix."""
+    a real channel may be connected to. `limits` are what the account's own server accepts
+    (`channels.adapters.read_limits`, read before the transaction; a Mastodon instance's).
+    ValueError for anything the caller must fix."""
     if provider not in PROVIDER_IDS:
         raise ValueError(f"unknown provider {provider!r}; one of {', '.join(PROVIDER_IDS)}")
     if configured is None:
@@ -113,6 +116,7 @@ async def connect(
         health_reason=None,
         health_checked_at=now,
         credentials_encrypted=runtime.box.encrypt(json.dumps(credentials)) if credentials else None,
+        limits=limits or None,
         connected_at=now,
         created_at=now,
         updated_at=now,
@@ -145,6 +149,7 @@ async def connect_accounts(
             handle=account.handle,
             credentials=account.credentials,
             configured=configured,
+            limits=account.limits,
         )
         for channel_name, account in zip(channel_names(name, accounts), accounts, strict=True)
     ]
@@ -276,6 +281,40 @@ async def mark_reconnect_required(
     await session.flush()
     await _emit(session, runtime, channel, "channel.reconnect-required.v1")
     return True
+
+
+async def record_health(
+    session: AsyncSession,
+    runtime: Runtime,
+    *,
+    channel_id: uuid.UUID,
+    health: HealthResult,
+    limits: dict[str, Any] | None,
+) -> None:
+    """What a health check found: the state, and the limits of the account's own server when
+    they could be read (None keeps those known). A refused token goes through
+    `mark_reconnect_required` (one event per transition); a channel disconnected, or needing a
+    reconnect, meanwhile is left as it is."""
+    if health.state == "reconnect_required":
+        await mark_reconnect_required(
+            session, runtime, channel_id=channel_id, reason=health.reason or "credentials refused"
+        )
+        return
+    channel = await repository.lock_by_id(session, channel_id)
+    if (
+        channel is None
+        or channel.disconnected_at is not None
+        or channel.health_state == "reconnect_required"
+    ):
+        return
+    now = utcnow()
+    channel.health_state = health.state
+    channel.health_reason = health.reason[:500] if health.reason else None
+    if limits:
+        channel.limits = limits
+    channel.health_checked_at = now
+    channel.updated_at = now
+    await session.flush()
 
 
 async def usable(

@@ -17,7 +17,7 @@ from pressroom.kit.errors import FieldError
 from pressroom.media import service as media_service
 from pressroom.posts.drafts import ResolvedTarget, TargetDraft
 from pressroom.posts.schemas import MAX_LABEL_LENGTH
-from pressroom.providers.declarations import DECLARATIONS
+from pressroom.providers.declarations import channel_declaration
 from pressroom.providers.validation import validate_target
 
 
@@ -95,7 +95,8 @@ async def resolve_targets(
             )
             continue
         provider = channel.provider if channel is not None else draft.existing.provider  # type: ignore[union-attr]
-        declaration = DECLARATIONS.get(provider)
+        # The channel's own server's limits where it keeps them (a Mastodon instance's).
+        declaration = channel_declaration(provider, channel.limits if channel else None)
         if declaration is None:  # a provider this version no longer knows
             errors.append(FieldError(f"{draft.name}.channelId", "unknown_provider", provider))
             continue

@@ -100,6 +100,9 @@ class PublishResult:
     provider_post_id: str
     url: str | None
     published_at: datetime
+    # The post is live but its first comment (`options.firstComment`) was refused: why. It is
+    # recorded on the published target and never retried (a retry could only post it again).
+    comment_error: ProviderError | None = None
 
 
 @dataclass(frozen=True)
@@ -152,4 +155,18 @@ class RevokingAdapter(Protocol):
         """Invalidate the tokens of `channel.credentials` at the provider; raise
         ProviderError (retryable or not) when the provider could not be told. Must be safe
         to call again: revoking a token already revoked is a success."""
+        ...
+
+
+@runtime_checkable
+class LimitsAdapter(Protocol):
+    """The optional capability of reading what one account's own server accepts where it
+    differs from the provider's declaration (a Mastodon instance's character limit). The
+    channel keeps what it answers (read at connect and at each health check), and its targets
+    are validated against the declaration as that server applies it
+    (`declarations.channel_declaration`)."""
+
+    async def read_limits(self, channel: ChannelContext) -> dict[str, Any]:
+        """The server's limits, as the provider's declaration module reads them back; raise
+        ProviderError when they cannot be read."""
         ...

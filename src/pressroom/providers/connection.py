@@ -69,6 +69,9 @@ class ConnectedAccount:
     credentials: dict[str, Any] = field(repr=False)
     handle: str | None
     account_name: str | None = None
+    # What the account's own server accepts where it differs from the declaration (a Mastodon
+    # instance's limits), read before the channel is stored; None: the stock limits apply.
+    limits: dict[str, Any] | None = None
 
 
 class OAuthConnector(Protocol):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from pressroom.providers.bluesky.declaration import DECLARATION as BLUESKY
 from pressroom.providers.facebook.declaration import DECLARATION as FACEBOOK
 from pressroom.providers.instagram.declaration import DECLARATION as INSTAGRAM
 from pressroom.providers.linkedin.declaration import DECLARATION as LINKEDIN
 from pressroom.providers.mastodon.declaration import DECLARATION as MASTODON
+from pressroom.providers.mastodon.declaration import for_instance as mastodon_for_instance
 from pressroom.providers.pinterest.declaration import DECLARATION as PINTEREST
 from pressroom.providers.sandbox.declaration import DECLARATION as SANDBOX
 from pressroom.providers.sandbox.declaration import SIMULATION_OPTIONS
@@ -16,7 +20,13 @@ from pressroom.providers.tiktok.declaration import DECLARATION as TIKTOK
 from pressroom.providers.x.declaration import DECLARATION as X
 from pressroom.providers.youtube.declaration import DECLARATION as YOUTUBE
 
-__all__ = ["ALWAYS_CONFIGURED", "DECLARATIONS", "PROVIDER_IDS", "SIMULATION_OPTIONS"]
+__all__ = [
+    "ALWAYS_CONFIGURED",
+    "DECLARATIONS",
+    "PROVIDER_IDS",
+    "SIMULATION_OPTIONS",
+    "channel_declaration",
+]
 
 PROVIDER_IDS: tuple[str, ...] = (
     "x",
@@ -74,3 +84,23 @@ def _with_configured(
 ) -> ProviderDeclaration:
     configured = declaration.id in ALWAYS_CONFIGURED or declaration.id in configured_ids
     return declaration.model_copy(update={"configured": configured})
+
+
+# Providers whose accounts live on servers with limits of their own (a channel keeps them, see
+# adapter.LimitsAdapter): the declaration as one such server applies it.
+_BY_SERVER: dict[str, Callable[[Mapping[str, Any]], ProviderDeclaration]] = {
+    "mastodon": mastodon_for_instance,
+}
+
+
+def channel_declaration(
+    provider_id: str, limits: Mapping[str, Any] | None
+) -> ProviderDeclaration | None:
+    """What a channel's targets are validated against: its provider's declaration, as the
+    channel's own server applies it where the channel keeps its `limits` (a Mastodon
+    instance's); the stock declaration otherwise. None for an unknown provider id."""
+    declaration = DECLARATIONS.get(provider_id)
+    tailor = _BY_SERVER.get(provider_id)
+    if declaration is None or tailor is None or not limits:
+        return declaration
+    return tailor(limits)

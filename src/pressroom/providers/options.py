@@ -2,6 +2,8 @@
 media alt texts.
 
 - `options.thread`: a list of texts, posted in order as a reply chain under the main post.
+- `options.firstComment`: a text the account comments under its own post once it is live
+  (`comment_refusal` turns a refusal into what is recorded on the published target).
 - `options.altTexts`: alternative text for the target's media, either a list in media order
   (`null` or "" for none) or an object keyed by media id.
 
@@ -12,10 +14,14 @@ instead of a crash.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from pressroom.providers.adapter import MediaItem, ProviderError
+
+log = logging.getLogger(__name__)
 
 
 def thread_texts(options: dict[str, Any]) -> list[str]:
@@ -35,6 +41,27 @@ def first_comment(options: dict[str, Any]) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise ProviderError("invalid_request", "options.firstComment must be a non-empty text.")
     return value
+
+
+async def comment_refusal(
+    provider: str, target_id: uuid.UUID, send: Callable[[], Awaitable[object]]
+) -> ProviderError | None:
+    """Post the first comment with `send`, once the post is live: a refusal is returned (to be
+    recorded on the published target), never raised, so a live post is never reported failed
+    nor retried into a second copy."""
+    try:
+        await send()
+    except ProviderError as error:
+        log.warning(
+            "first comment not posted",
+            extra={"provider": provider, "targetId": str(target_id), "code": error.code},
+        )
+        return ProviderError(
+            error.code,
+            f"The post was published but its first comment was not: {error.message}",
+            retryable=error.retryable,
+        )
+    return None
 
 
 def alt_texts(options: dict[str, Any], media: Sequence[MediaItem]) -> list[str | None]:

@@ -41,11 +41,16 @@ _CONFIGURED = (
     "registered and has the deployment settings it needs: `bluesky` and `mastodon` need none, "
     "`x` needs the deployment's X app (`PRESSROOM_X_CLIENT_ID`), the others have no adapter yet. "
     "Any provider can still be connected with `--simulated`: validated by its real "
-    "declaration, published by the sandbox simulator. Options of type `textList` (a thread's "
-    "follow-up texts, each held to the content kind's text rule) and `mediaTexts` (alt texts: "
+    "declaration, published by the sandbox simulator. Options of type `text` (`firstComment` "
+    "on X, Bluesky and Mastodon: a reply held to the content kind's text rule), `textList` (a "
+    "thread's follow-up texts, each held to the content kind's text rule) and `mediaTexts` (alt "
+    "texts: "
     "a list in media order or an object keyed by media id) are validated item by item, each "
     "problem a 400 naming its own field (`targets[0].options.thread[2]`); an option with "
-    "`countsTowardText` is counted together with the text, as the network does."
+    "`countsTowardText` is counted together with the text, as the network does. "
+    "`capabilities.firstComment` is true exactly where the adapter posts `options.firstComment`; "
+    "a first comment refused once the post is live leaves the target `published`, with an "
+    "`error` saying why the comment was not posted (it is not retried)."
 )
 
 

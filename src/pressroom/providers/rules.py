@@ -109,6 +109,21 @@ def first_comment_option(max_length: int, unit: TextUnit) -> OptionRule:
     )
 
 
+# Where the first comment is a reply the account posts under its own post (X, Bluesky,
+# Mastodon): a post of its own, so the post's text rule holds it (option type `text`).
+FIRST_REPLY_DESCRIPTION = (
+    "A reply the account posts under its own post right after publishing it (after the "
+    "thread, if any, as a reply to the first post), held to the post's text rule like each "
+    "text of a thread. If the post goes out but the comment is refused, the target is still "
+    "`published` (the post is live and is never sent again) and its `error` says why the "
+    "comment was not posted; the comment is not retried."
+)
+
+
+def first_reply_option() -> OptionRule:
+    return OptionRule(name="firstComment", type="text", description=FIRST_REPLY_DESCRIPTION)
+
+
 def alt_texts_option(max_length: int, unit: TextUnit) -> OptionRule:
     return OptionRule(
         name="altTexts",

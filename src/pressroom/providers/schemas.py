@@ -80,13 +80,15 @@ class MediaRule(DeclarationModel):
     kinds: dict[MediaKind, MediaKindRule]
 
 
-OptionType = Literal["string", "integer", "boolean", "enum", "textList", "mediaTexts"]
+OptionType = Literal["string", "integer", "boolean", "enum", "text", "textList", "mediaTexts"]
 
 
 class OptionRule(DeclarationModel):
     """One provider-specific key a target may set in ``options``.
 
-    Types: ``string``, ``integer``, ``boolean``, ``enum`` (one of ``values``); ``textList``, a
+    Types: ``string``, ``integer``, ``boolean``, ``enum`` (one of ``values``); ``text``, a
+    non-empty text held to the content kind's text rule, counted the network's way (a reply the
+    account posts, such as a first comment on X, Bluesky and Mastodon); ``textList``, a
     list of at most ``maxItems`` non-empty texts, each held to the content kind's text rule
     (a thread's follow-up posts); ``mediaTexts``, one text per media item of the target (alt
     texts), either a list in media order (``null`` or ``""`` for none) or an object keyed by

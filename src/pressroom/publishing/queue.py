@@ -179,6 +179,42 @@ async def _mark_posts_publishing(
     )
 
 
+async def renew_leases(
+    session: AsyncSession,
+    *,
+    owner: str,
+    target_ids: Sequence[uuid.UUID],
+    lease_seconds: float,
+    now: datetime,
+) -> set[uuid.UUID]:
+    """Extend the leases `owner` still holds among `target_ids` to `now + lease_seconds`; the
+    ids renewed. A target another worker took over (or that is no longer publishing) is left
+    alone: its outcome will not be recorded by `owner`. Rows are locked in the order
+    `lock_with_targets` uses, so a renewal never deadlocks with a recording."""
+    if not target_ids:
+        return set()
+    held = (
+        select(PostTarget.id)
+        .where(
+            PostTarget.id.in_(sorted(target_ids)),
+            PostTarget.lease_owner == owner,
+            PostTarget.status == "publishing",
+        )
+        .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
+    )
+    if dialect_name(session) == "postgresql":
+        held = held.with_for_update()
+    kept = list((await session.scalars(held)).all())
+    if kept:
+        await session.execute(
+            update(PostTarget)
+            .where(PostTarget.id.in_(kept))
+            .values(lease_until=now + timedelta(seconds=lease_seconds))
+            .execution_options(synchronize_session=False)
+        )
+    return set(kept)
+
+
 async def next_due_at(session: AsyncSession) -> datetime | None:
     """When the earliest unleased queued target falls due."""
     value: datetime | None = await session.scalar(
@@ -287,15 +323,20 @@ async def _emit_settled(
 
 
 def _published_values(result: PublishResult) -> dict[str, Any]:
+    """A published target; its error says why its first comment was not posted, if it was
+    refused (the post is live: never a failure, never retried)."""
+    refusal = result.comment_error
     return {
         "status": "published",
         "published_at": result.published_at,
         "provider_post_id": result.provider_post_id,
         "url": result.url,
         "next_attempt_at": None,
-        "error_code": None,
-        "error_message": None,
-        "error_retryable": None,
+        **(
+            _error_values(refusal)
+            if refusal is not None
+            else {"error_code": None, "error_message": None, "error_retryable": None}
+        ),
     }
 
 

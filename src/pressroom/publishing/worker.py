@@ -7,6 +7,10 @@ by NOTIFY when a post becomes due now; when idle it looks again at least once a 
 sleeps only until the next scheduled target is due, so scheduled posts go out on time rather
 than up to a poll interval late.
 
+While publishes are in flight, their leases are renewed (heartbeat.py), so a slow network
+(minutes of video processing) never lets another worker take a target whose first attempt may
+still succeed; each publish is bounded by `PRESSROOM_PUBLISHER_PUBLISH_TIMEOUT_SECONDS` instead.
+
 A target is `published` only after its adapter returned a provider post id. Retryable errors
 come back after the configured backoff (at least the provider's Retry-After); the last allowed
 attempt, or a permanent error, ends in `failed` with the error. An authentication failure
@@ -42,6 +46,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
 )
 from pressroom.publishing import queue
+from pressroom.publishing.heartbeat import Heartbeat
 from pressroom.publishing.queue import ClaimedTarget, Outcome
 from pressroom.runtime import Runtime
 
@@ -51,17 +56,6 @@ log = logging.getLogger(__name__)
 WORKER_ID = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
 # Idle: sleep until the next due target if it falls due within this many seconds.
 _LOOKAHEAD_SECONDS = 1.0
-# A publish must answer well within the lease, so its outcome is recorded by its own worker:
-# it may use the lease but the last 5 seconds (room to record it on a loaded database), and
-# never more than half of a short lease.
-_RECORDING_ROOM_SECONDS = 5.0
-
-
-def publish_timeout(lease_seconds: float) -> float:
-    """How long one publish call may take under a lease of `lease_seconds`."""
-    return max(lease_seconds / 2, lease_seconds - _RECORDING_ROOM_SECONDS)
-
-
 # One run keeps claiming for this long at most, then returns to the loop (which can stop).
 _RUN_SECONDS = 5.0
 # While busy but short of work, look for newly due targets this often.
@@ -122,11 +116,17 @@ async def _publish_pipelined(runtime: Runtime, first: list[Job]) -> None:
     """Keep publishes in flight while recording finished ones: the provider's round trip
     overlaps our own bookkeeping. Claims more whenever half the slots are free, for a few
     seconds at most (then the loop comes round again, and can stop between runs)."""
+    async with Heartbeat(runtime, WORKER_ID) as heartbeat:
+        await _pipeline(runtime, first, heartbeat)
+
+
+async def _pipeline(runtime: Runtime, first: list[Job], heartbeat: Heartbeat) -> None:
     limit = runtime.settings.publisher_concurrency
     in_flight: dict[asyncio.Task[Outcome], Job] = {}
 
     def start(jobs: Sequence[Job]) -> None:
         for job in jobs:
+            heartbeat.hold(job.target.id)
             in_flight[asyncio.create_task(_attempt(runtime, job))] = job
 
     start(first)
@@ -146,7 +146,7 @@ async def _publish_pipelined(runtime: Runtime, first: list[Job]) -> None:
                 await asyncio.wait(in_flight, timeout=_COLLECT_SECONDS)
             done = [task for task in in_flight if task.done()]
             for task in done:
-                in_flight.pop(task)
+                heartbeat.release(in_flight.pop(task).target.id)
             now = time.monotonic()
             free = limit - len(in_flight)
             worth_it = free >= limit // 2 and more
@@ -229,7 +229,7 @@ async def _attempt(runtime: Runtime, job: Job) -> Outcome:
     if job.error is not None or job.request is None or job.channel is None:
         return Outcome(job.target, error=job.error)
     adapter = adapter_for(job.channel, runtime)
-    timeout = publish_timeout(runtime.settings.publisher_lease_seconds)
+    timeout = runtime.settings.publisher_publish_timeout_seconds
     try:
         result = await asyncio.wait_for(adapter.publish(job.request), timeout)
     except ProviderError as error:

@@ -8,6 +8,8 @@ from datetime import timedelta
 
 from pressroom.analytics.worker import POLL_INTERVAL as METRICS_POLL_INTERVAL
 from pressroom.analytics.worker import MetricsPoller
+from pressroom.channels.health import POLL_INTERVAL as HEALTH_POLL_INTERVAL
+from pressroom.channels.health import check_due_channels
 from pressroom.channels.service import REVOCATIONS_CHANNEL
 from pressroom.channels.worker import POLL_INTERVAL as REVOCATION_POLL_INTERVAL
 from pressroom.channels.worker import revoke_disconnected_credentials
@@ -68,6 +70,7 @@ def default_loops() -> list[Loop]:
         *webhook_loops(),
         Loop("publisher", publish_due_targets, interval=1.0, channel=PUBLISHER_CHANNEL),
         Loop("metrics-poller", MetricsPoller(), interval=METRICS_POLL_INTERVAL),
+        Loop("channel-health", check_due_channels, interval=HEALTH_POLL_INTERVAL),
         Loop(
             "credential-revoker",
             revoke_disconnected_credentials,

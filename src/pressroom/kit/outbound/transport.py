@@ -23,6 +23,7 @@ import logging
 import select
 import socket
 import ssl
+import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -36,6 +37,7 @@ from pressroom.kit.outbound.destination import (
     normalize_hostname,
     resolve_destination,
 )
+from pressroom.kit.outbound.proxy import Proxy, ProxyRoutes
 
 # httpx logs each request at INFO with its full URL. A webhook URL may carry a token in its path
 # (many receivers authenticate that way), and a line per delivery is noise: warnings only.
@@ -46,6 +48,9 @@ USER_AGENT = "Pressroom-Webhooks/1"
 # for the receiver to acknowledge the headers (Nagle's algorithm and delayed ACKs).
 SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 KEEPALIVE_EXPIRY_SECONDS = 15.0
+# A destination vetted for the proxy is vetted again after this long (as a pooled connection
+# is resolved again once it expires), not at every request.
+PROXIED_VETTING_SECONDS = 30.0
 
 # Most specific first: the first match wins.
 _EXCEPTION_MAP: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
@@ -166,6 +171,8 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         self._overrides = {normalize_hostname(h): a for h, a in (overrides or {}).items()}
         self._backend = backend if backend is not None else httpcore.AnyIOBackend()
         self._vetted: dict[tuple[str, int], tuple[str, int]] = {}
+        # Destinations reached through the proxy, and until when their vetting holds.
+        self._proxied: dict[tuple[str, int], float] = {}
         # Webhook attempts vet the destination before each send (`DeliveryClient`) and connect
         # to that answer; API clients have no such step, so every new connection resolves and
         # vets its host afresh (APIs sit behind CDNs whose addresses change).
@@ -182,6 +189,30 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         address = await resolve_destination(host, port, self._overrides)
         self._vetted[key] = address
         return address
+
+    async def vet_proxied(self, host: str, port: int, resolve_seconds: float | None) -> None:
+        """Vet a destination the operator's proxy will connect to. The proxy is the operator's
+        choice, so its own address is trusted; the destination is judged as far as this host
+        can: an IP literal must be public, and a name this host resolves must resolve to
+        public addresses only (refused otherwise: the proxy, usually inside the same network,
+        would reach the private address). A name this host cannot resolve (a network whose
+        only way out is the proxy) is left to the proxy, which resolves it under its own
+        egress rules. Raises the refusal `connect_tcp` raises."""
+        key = self._key(host, port)
+        now = time.monotonic()
+        if self._proxied.get(key, 0.0) > now:
+            return
+        try:
+            async with asyncio.timeout(resolve_seconds):
+                await resolve_destination(host, port, self._overrides)
+        except DestinationBlocked as exc:
+            self._proxied.pop(key, None)
+            raise self._refusal(exc.reason) from None
+        except (OSError, TimeoutError):
+            pass  # not resolvable here: the proxy's to resolve
+        if len(self._proxied) > 4096:
+            self._proxied = {k: until for k, until in self._proxied.items() if until > now}
+        self._proxied[key] = now + PROXIED_VETTING_SECONDS
 
     @property
     def override_hosts(self) -> frozenset[str]:
@@ -281,7 +312,9 @@ class _DeadlineResponseStream(httpx.AsyncByteStream):
 
 
 class PinnedTransport(httpx.AsyncBaseTransport):
-    """HTTP/1.1 over connections opened by a PinnedNetworkBackend, one pool per origin."""
+    """HTTP/1.1 over connections opened by a PinnedNetworkBackend, one pool per origin; with
+    `proxy`, origins it routes through a proxy are reached through it (CONNECT for https), the
+    destination vetted first (`PinnedNetworkBackend.vet_proxied`)."""
 
     def __init__(
         self,
@@ -291,6 +324,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
         max_connections_per_host: int = 4,
         keepalive_expiry: float = KEEPALIVE_EXPIRY_SECONDS,
         deadline_seconds: float | None = None,
+        proxy: ProxyRoutes | None = None,
     ) -> None:
         if max_connections_per_host < 1:
             raise ValueError("max_connections_per_host must be at least 1")
@@ -299,23 +333,30 @@ class PinnedTransport(httpx.AsyncBaseTransport):
         self._max_connections = max_connections_per_host
         self._keepalive_expiry = keepalive_expiry
         self._deadline_seconds = deadline_seconds
+        self._proxy = proxy
         self._pools: dict[tuple[bytes, bytes, int | None], httpcore.AsyncConnectionPool] = {}
 
-    def _pool_for(self, url: httpx.URL) -> httpcore.AsyncConnectionPool:
+    def _pool_for(self, url: httpx.URL, proxy: Proxy | None) -> httpcore.AsyncConnectionPool:
         origin = (url.raw_scheme, url.raw_host, url.port)
         pool = self._pools.get(origin)
         if pool is None:
-            pool = httpcore.AsyncConnectionPool(
-                ssl_context=self._ssl_context,
-                max_connections=self._max_connections,
-                max_keepalive_connections=self._max_connections,
-                keepalive_expiry=self._keepalive_expiry,
-                http1=True,
-                http2=False,
-                retries=0,  # the delivery worker owns retries and their backoff
-                network_backend=self.network_backend,
-                socket_options=SOCKET_OPTIONS,
-            )
+            common: dict[str, Any] = {
+                "ssl_context": self._ssl_context,
+                "max_connections": self._max_connections,
+                "max_keepalive_connections": self._max_connections,
+                "keepalive_expiry": self._keepalive_expiry,
+                "http1": True,
+                "http2": False,
+                "retries": 0,  # the callers own retries and their backoff
+                "socket_options": SOCKET_OPTIONS,
+            }
+            if proxy is None:
+                pool = httpcore.AsyncConnectionPool(network_backend=self.network_backend, **common)
+            else:
+                # The proxy's own address is the operator's choice: connected to as given.
+                pool = httpcore.AsyncHTTPProxy(
+                    proxy_url=str(proxy.url), proxy_auth=proxy.auth, **common
+                )
             self._pools[origin] = pool
         return pool
 
@@ -337,9 +378,17 @@ class PinnedTransport(httpx.AsyncBaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
+        proxy = self._proxy.proxy_for(request.url) if self._proxy is not None else None
         with _httpx_exceptions(request, self._deadline_seconds):
             async with asyncio.timeout_at(deadline):
-                response = await self._pool_for(request.url).handle_async_request(core_request)
+                if proxy is not None:
+                    await self.network_backend.vet_proxied(
+                        request.url.host,
+                        request.url.port or (HTTPS_PORT if request.url.scheme == "https" else 80),
+                        request.extensions.get("timeout", {}).get("connect"),
+                    )
+                pool = self._pool_for(request.url, proxy)
+                response = await pool.handle_async_request(core_request)
         if not isinstance(response.stream, AsyncIterable):
             raise TypeError("httpcore returned a synchronous response body")
         return httpx.Response(

@@ -3,7 +3,10 @@
 Publishing (https://docs.bsky.app/docs/advanced-guides/posts): the post is an app.bsky.feed.post
 record written with `com.atproto.repo.createRecord` to the account's repository. A thread
 (`options.thread`, a list of follow-up texts) is a chain of replies, each naming the first post
-as `root` and the one before as `parent` (strong refs: AT URI + CID).
+as `root` and the one before as `parent` (strong refs: AT URI + CID). The first comment
+(`options.firstComment`) is one more reply once the thread is out, its root and parent the post
+itself; a refusal leaves the post published, the reason on the target
+(`PublishResult.comment_error`).
 
 Idempotency: every post of a publish gets a record key derived from the idempotency key (see
 records.py), so sending the same publish again names the same records. If a record is already
@@ -47,6 +50,7 @@ from pressroom.providers.bluesky.records import (
     POST_COLLECTION,
     AtUri,
     StrongRef,
+    comment_record_key,
     post_record,
     post_url,
     thread_record_key,
@@ -75,7 +79,7 @@ from pressroom.providers.http import (
     response_json,
     safe_detail,
 )
-from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
 
 # XRPC error names meaning "there is already a record with this key" (createRecord) ...
 _EXISTS_ERRORS = frozenset({"RecordAlreadyExists", "RecordExists"})
@@ -144,6 +148,7 @@ class BlueskyAdapter(HttpAdapter):
     async def publish(self, request: PublishRequest) -> PublishResult:
         session = self._session(request.channel)
         texts = [request.text, *thread_texts(request.options)]
+        comment = first_comment(request.options)
         alts = alt_texts(request.options, request.media)
         await session.ensure()
         root: StrongRef | None = None
@@ -153,20 +158,39 @@ class BlueskyAdapter(HttpAdapter):
             ref = await self._find(session, rkey) if request.attempt > 1 else None
             if ref is None:
                 media = request.media if position == 0 else ()
-                ref = await self._create(
-                    session,
-                    rkey,
-                    await self._record(session, text, media, alts, root, parent),
-                    position,
+                action = (
+                    "creating the post" if position == 0 else f"creating thread post {position + 1}"
                 )
+                record = await self._record(session, text, media, alts, root, parent)
+                ref = await self._create(session, rkey, record, action)
             root = root or ref
             parent = ref
         assert root is not None
+        refusal = None
+        if comment is not None:
+            refusal = await comment_refusal(
+                self.provider,
+                request.target_id,
+                lambda: self._comment(session, request, comment, root),
+            )
         return PublishResult(
             provider_post_id=root.uri,
             url=post_url(session.actor, AtUri.parse(root.uri).rkey),
             published_at=self._clock(),
+            comment_error=refusal,
         )
+
+    async def _comment(
+        self, session: BlueskySession, request: PublishRequest, text: str, post: StrongRef
+    ) -> StrongRef:
+        """The first comment: a reply whose root and parent are the post, under its own derived
+        record key (looked up first on a retry, like every post of the publish)."""
+        rkey = comment_record_key(request.idempotency_key)
+        found = await self._find(session, rkey) if request.attempt > 1 else None
+        if found is not None:
+            return found
+        record = await self._record(session, text, (), [], post, post)
+        return await self._create(session, rkey, record, "posting the first comment")
 
     async def _record(
         self,
@@ -188,9 +212,8 @@ class BlueskyAdapter(HttpAdapter):
         )
 
     async def _create(
-        self, session: BlueskySession, rkey: str, record: dict[str, Any], position: int
+        self, session: BlueskySession, rkey: str, record: dict[str, Any], action: str
     ) -> StrongRef:
-        action = "creating the post" if position == 0 else f"creating thread post {position + 1}"
         response = await session.request(
             "POST",
             "com.atproto.repo.createRecord",

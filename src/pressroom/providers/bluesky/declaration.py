@@ -13,6 +13,7 @@ from pressroom.providers.rules import (
     WEBM,
     WEBP,
     alt_texts_option,
+    first_reply_option,
     media_rule,
     text_rule,
     thread_option,
@@ -57,8 +58,10 @@ DECLARATION = ProviderDeclaration(
                 ),
             ),
             options=[
-                # Replies: the post record's reply refs (root and parent).
+                # Replies: the post record's reply refs (root and parent); the first comment
+                # is one more, its root and parent the post.
                 thread_option(),
+                first_reply_option(),
                 # app.bsky.embed.video alt: maxGraphemes 1000 (.../lexicons/app/bsky/embed/
                 # video.json); app.bsky.embed.images alt has no limit, Pressroom holds it to the
                 # same 1000.

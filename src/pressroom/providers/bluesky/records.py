@@ -64,6 +64,11 @@ def thread_record_key(idempotency_key: str, position: int) -> str:
     return record_key(f"{idempotency_key}\x00thread\x00{position}")
 
 
+def comment_record_key(idempotency_key: str) -> str:
+    """The record key of the first comment (a reply to the main post)."""
+    return record_key(f"{idempotency_key}\x00comment")
+
+
 @dataclass(frozen=True)
 class StrongRef:
     """com.atproto.repo.strongRef: a record's AT URI and the CID of its content."""

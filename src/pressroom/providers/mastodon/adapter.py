@@ -15,7 +15,10 @@ account's Preferences > Development, scopes `read write`, or an OAuth token); `a
   hour and answers a repeat with the status it already made, so a retried publish (the
   publisher's retries fall within that hour) cannot post twice. `options.thread` posts replies
   (`in_reply_to_id`), each with its own derived key. `options.visibility`, `options.sensitive`,
-  `options.spoilerText` and `options.language` are passed through.
+  `options.spoilerText` and `options.language` are passed through, to every status.
+- First comment (`options.firstComment`): one more status once the post and its thread are out,
+  replying to the post (not to the thread's last reply), key `{idempotency key}:comment`. A
+  refusal leaves the post published, the reason on the target (`PublishResult.comment_error`).
 - Delete: `DELETE /api/v1/statuses/:id` (a status already gone counts as deleted).
 - Metrics: `GET /api/v1/statuses/:id`: favourites_count -> likes, reblogs_count -> shares,
   replies_count -> comments.
@@ -27,8 +30,9 @@ account's Preferences > Development, scopes `read write`, or an OAuth token); `a
   made by the account's owner, who alone can revoke it (`unsupported`).
 - Limits: `instance_limits()` reads the instance's own `GET /api/v2/instance` configuration
   (statuses.max_characters, characters_reserved_per_url, max_media_attachments, media size
-  limits), falling back to `/api/v1/instance` on servers older than 4.0, so the caller can
-  validate a target against the instance it will be published to.
+  limits), falling back to `/api/v1/instance` on servers older than 4.0; `read_limits()` is what
+  the channel keeps of it (read at connect and at each health check), so that its targets are
+  validated against the instance they will be published to (`declaration.for_instance`).
 - Errors (https://docs.joinmastodon.org/api/rate-limits/, entities/Error): `{"error": "..."}`;
   401 is a revoked token (`auth_expired`); 429 carries `X-RateLimit-Reset`, an ISO 8601 time.
 """
@@ -68,7 +72,7 @@ from pressroom.providers.http import (
     safe_detail,
     status_failure,
 )
-from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
 from pressroom.providers.session import BearerSession
 
 PROVIDER = "Mastodon"
@@ -90,6 +94,17 @@ class InstanceLimits:
     supported_mime_types: tuple[str, ...] = ()
     image_size_limit: int | None = None
     video_size_limit: int | None = None
+
+    def stored(self) -> dict[str, int]:
+        """What the channel keeps (`declaration.for_instance` reads it back)."""
+        kept = {
+            "maxCharacters": self.max_characters,
+            "charactersReservedPerUrl": self.characters_reserved_per_url,
+            "maxMediaAttachments": self.max_media_attachments,
+            "imageSizeLimit": self.image_size_limit,
+            "videoSizeLimit": self.video_size_limit,
+        }
+        return {name: value for name, value in kept.items() if value is not None}
 
 
 def normalize_base_url(base_url: str) -> str:
@@ -182,6 +197,10 @@ class MastodonAdapter(HttpAdapter):
     def _api(self, channel: ChannelContext) -> _Api:
         return _Api(self._http, channel.credentials)
 
+    async def read_limits(self, channel: ChannelContext) -> dict[str, Any]:
+        """The instance's limits as the channel keeps them (at connect and health checks)."""
+        return (await self.instance_limits(channel)).stored()
+
     async def instance_limits(self, channel: ChannelContext) -> InstanceLimits:
         """The channel's instance's own limits (cache them: they change with its settings)."""
         api = self._api(channel)
@@ -196,6 +215,7 @@ class MastodonAdapter(HttpAdapter):
     async def publish(self, request: PublishRequest) -> PublishResult:
         api = self._api(request.channel)
         texts = [request.text, *thread_texts(request.options)]
+        comment = first_comment(request.options)
         alts = alt_texts(request.options, request.media)
         media_ids = [
             await self._upload(api, item, alt, position)
@@ -210,25 +230,35 @@ class MastodonAdapter(HttpAdapter):
                 body["media_ids"] = media_ids
             if reply_to is not None:
                 body["in_reply_to_id"] = reply_to
-            key = (
-                request.idempotency_key
-                if position == 0
-                else (f"{request.idempotency_key}:thread:{position}")
-            )
-            status = await self._post_status(api, body, key, position)
+            if position == 0:
+                key, action = request.idempotency_key, "posting the status"
+            else:
+                key = f"{request.idempotency_key}:thread:{position}"
+                action = f"posting thread reply {position}"
+            status = await self._post_status(api, body, key, action)
             first = first or status
             reply_to = str(status["id"])
         assert first is not None
+        refusal = None
+        if comment is not None:
+            reply = {"status": comment, **common, "in_reply_to_id": str(first["id"])}
+            refusal = await comment_refusal(
+                self.provider,
+                request.target_id,
+                lambda: self._post_status(
+                    api, reply, f"{request.idempotency_key}:comment", "posting the first comment"
+                ),
+            )
         return PublishResult(
             provider_post_id=str(first["id"]),
             url=str(first.get("url") or first.get("uri") or "") or None,
             published_at=_parse_time(first.get("created_at")) or self._clock(),
+            comment_error=refusal,
         )
 
     async def _post_status(
-        self, api: _Api, body: dict[str, Any], key: str, position: int
+        self, api: _Api, body: dict[str, Any], key: str, action: str
     ) -> dict[str, Any]:
-        action = "posting the status" if position == 0 else f"posting thread reply {position}"
         response = await api.request(
             "POST", "/api/v1/statuses", action, json=body, headers={"Idempotency-Key": key}
         )

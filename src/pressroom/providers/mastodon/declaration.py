@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pressroom.providers.rules import (
     GIF,
     JPEG,
@@ -11,6 +14,7 @@ from pressroom.providers.rules import (
     WEBM,
     WEBP,
     alt_texts_option,
+    first_reply_option,
     media_rule,
     text_rule,
     thread_option,
@@ -18,6 +22,7 @@ from pressroom.providers.rules import (
 from pressroom.providers.schemas import (
     Capabilities,
     ContentKind,
+    MediaKind,
     MediaKindRule,
     OptionRule,
     ProviderDeclaration,
@@ -78,8 +83,10 @@ DECLARATION = ProviderDeclaration(
                     description="The status's language, an ISO 639 code such as `en` or `pt-BR`; "
                     "the account's default when absent.",
                 ),
-                # Replies: in_reply_to_id.
+                # Replies: in_reply_to_id; the first comment is one more, replying to the post
+                # with its visibility, language and content warning (counted with it too).
                 thread_option(),
+                first_reply_option(),
                 # POST /api/v2/media description: MediaAttachment::MAX_DESCRIPTION_LENGTH 1500
                 # characters (app/models/media_attachment.rb); counted in UTF-16 units, never
                 # fewer than Ruby's characters.
@@ -92,3 +99,46 @@ DECLARATION = ProviderDeclaration(
     # Status entity: favourites_count, replies_count, reblogs_count
     metrics=["likes", "comments", "shares"],
 )
+
+
+def for_instance(limits: Mapping[str, Any]) -> ProviderDeclaration:
+    """The declaration as one instance applies it, from what its channel keeps of the
+    instance's configuration (`MastodonAdapter.read_limits`): its own character limit (and
+    URL weight) for the text, each thread reply and the first comment; its own number of
+    attachments and image and video sizes. A value missing or malformed keeps the stock one."""
+    post = DECLARATION.content_kinds[0]
+    text_updates = _positive_values(
+        limits, {"maxCharacters": "max_length", "charactersReservedPerUrl": "url_length"}
+    )
+    most = _positive_values(limits, {"maxMediaAttachments": "max_items"})
+    kinds = dict(post.media.kinds)
+    sizes: tuple[tuple[MediaKind, str], ...] = (
+        ("image", "imageSizeLimit"),
+        ("gif", "imageSizeLimit"),
+        ("video", "videoSizeLimit"),
+    )
+    for kind, size in sizes:
+        rule = kinds[kind]
+        updates = _positive_values(limits, {size: "max_bytes"})
+        if kind != "video":  # a video stands alone whatever the instance allows
+            updates.update(most)
+        kinds[kind] = rule.model_copy(update=updates)
+    media = media_rule(
+        0,
+        most.get("max_items", post.media.max_items),
+        image=kinds["image"],
+        gif=kinds["gif"],
+        video=kinds["video"],
+    )
+    tailored = post.model_copy(
+        update={"text": post.text.model_copy(update=text_updates), "media": media}
+    )
+    return DECLARATION.model_copy(update={"content_kinds": [tailored]})
+
+
+def _positive_values(limits: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, int]:
+    return {
+        field: value
+        for key, field in names.items()
+        if isinstance(value := limits.get(key), int) and not isinstance(value, bool) and value > 0
+    }

@@ -4,9 +4,11 @@ It behaves like a real network seen from outside: each call takes a configurable
 (`PRESSROOM_SANDBOX_LATENCY_MS`), a publish re-sent with the same idempotency key returns the
 post it already made (its posts are rows of `sandbox_publications`, shared by every process),
 posts get an id and a URL `https://sandbox.invalid/p/{providerPostId}`, and their metrics grow
-with the time since publishing, deterministically. A target's `options.simulate` makes it fail
-on purpose: `text_rejected` (permanent), `provider_unavailable` (retryable; fails
-`options.failTimes` times, default forever), `auth_expired` (the channel must reconnect).
+with the time since publishing, deterministically. The first comment (`options.firstComment`)
+is kept with the post. A target's `options.simulate` makes it fail on purpose: `text_rejected`
+(permanent), `provider_unavailable` (retryable; fails `options.failTimes` times, default
+forever), `auth_expired` (the channel must reconnect), `comment_rejected` (the post is
+published, its first comment refused and not kept).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pressroom.providers.adapter import (
     PublishResult,
     Revocation,
 )
+from pressroom.providers.options import first_comment
 from pressroom.providers.sandbox.models import SandboxPublication
 
 URL_TEMPLATE = "https://sandbox.invalid/p/{provider_post_id}"
@@ -88,6 +91,7 @@ _PUBLISH_COLUMNS = (
     "provider",
     "content_kind",
     "text",
+    "first_comment",
     "media_count",
     "published_at",
 )
@@ -147,6 +151,8 @@ class SandboxAdapter:
         # in between has published without hearing back, as with a real network.
         await self._travel(0.5)
         _raise_simulated_failure(request)
+        comment = first_comment(request.options)
+        refusal = _simulated_comment_refusal(request, comment)
         if self._engine is None:
             raise RuntimeError("the sandbox needs a database to publish: adapter_for(ch, runtime)")
         values = {
@@ -159,6 +165,7 @@ class SandboxAdapter:
             "provider": request.channel.provider,
             "content_kind": request.content_kind,
             "text": request.text,
+            "first_comment": comment if refusal is None else None,
             "media_count": len(request.media),
             "published_at": utcnow(),
         }
@@ -172,6 +179,7 @@ class SandboxAdapter:
             provider_post_id=provider_post_id,
             url=sandbox_url(provider_post_id),
             published_at=as_utc(published_at),
+            comment_error=refusal,
         )
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
@@ -204,6 +212,19 @@ class SandboxAdapter:
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """The simulator issues no tokens: a disconnected channel leaves nothing behind."""
         return "nothing_to_revoke"
+
+
+def _simulated_comment_refusal(
+    request: PublishRequest, comment: str | None
+) -> ProviderError | None:
+    """`options.simulate=comment_rejected`: the post is published, its first comment is not."""
+    if comment is None or request.options.get("simulate") != "comment_rejected":
+        return None
+    return ProviderError(
+        "text_rejected",
+        "The post was published but its first comment was not: the sandbox rejected it "
+        "(options.simulate=comment_rejected).",
+    )
 
 
 def _raise_simulated_failure(request: PublishRequest) -> None:

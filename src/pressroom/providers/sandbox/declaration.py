@@ -10,6 +10,7 @@ from pressroom.providers.rules import (
     PNG,
     WEBM,
     WEBP,
+    first_reply_option,
     media_rule,
     text_rule,
 )
@@ -27,8 +28,9 @@ SIMULATION_OPTIONS: tuple[OptionRule, ...] = (
     OptionRule(
         name="simulate",
         type="enum",
-        values=["text_rejected", "provider_unavailable", "auth_expired"],
-        description="Make the simulated publish fail on purpose.",
+        values=["text_rejected", "provider_unavailable", "auth_expired", "comment_rejected"],
+        description="Make the simulated publish fail on purpose (`comment_rejected`: the "
+        "post is published, its first comment is refused).",
     ),
     OptionRule(
         name="failTimes",
@@ -55,7 +57,11 @@ DECLARATION = ProviderDeclaration(
                 gif=MediaKindRule(max_items=4, mime_types=[GIF]),
                 video=MediaKindRule(max_items=1, mime_types=[MP4, MOV, WEBM], exclusive=True),
             ),
-            options=list(SIMULATION_OPTIONS),
+            # The simulator records the first comment with the post (its `first_comment`).
+            options=[
+                *SIMULATION_OPTIONS,
+                first_reply_option(),
+            ],
         )
     ],
     capabilities=Capabilities(threads=True, first_comment=True, delete=True, metrics=True),

@@ -32,6 +32,8 @@ class SandboxPublication(IdMixin, Base):
     provider: Mapped[str] = mapped_column(String(32))
     content_kind: Mapped[str] = mapped_column(String(32))
     text: Mapped[str] = mapped_column(Text)
+    # The first comment posted under the post (`options.firstComment`), if any.
+    first_comment: Mapped[str | None] = mapped_column(Text)
     media_count: Mapped[int] = mapped_column(Integer)
     published_at: Mapped[datetime] = mapped_column()
     # How many publish calls carried this key (1 unless a retry re-sent it).

@@ -13,6 +13,7 @@ from pressroom.providers.validation.text_options import (
     OptionContext,
     check_media_texts,
     check_text_list,
+    check_text_option,
 )
 
 
@@ -36,6 +37,9 @@ def check_options(
                     field, "unknown_option", f"{who} has no option {name!r}; it accepts: {known}"
                 )
             )
+            continue
+        if rule.type == "text":
+            errors += check_text_option(context, value, field)
             continue
         if rule.type == "textList":
             errors += check_text_list(context, rule, value, field)

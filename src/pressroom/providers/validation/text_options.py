@@ -1,5 +1,5 @@
-"""The options that hold texts: a thread's follow-up texts (``textList``) and the alt texts of
-the target's media (``mediaTexts``)."""
+"""The options that hold texts: a reply such as a first comment (``text``), a thread's follow-up
+texts (``textList``) and the alt texts of the target's media (``mediaTexts``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,18 @@ class OptionContext:
     text_rule: TextRule
     media: Sequence[MediaFacts]
     counted: CountedOption | None
+
+
+def check_text_option(context: OptionContext, value: object, field: str) -> list[FieldError]:
+    """One text the account posts as a post of its own: held to the content kind's text rule.
+    An empty string is the same as leaving the option out."""
+    if value is None or value == "":
+        return []
+    if not isinstance(value, str):
+        return [FieldError(field, "invalid_type", "must be a text")]
+    if not value.strip():
+        return [FieldError(field, "required", "must not be blank")]
+    return check_text_limits(field, value, context.text_rule, context.provider, context.counted)
 
 
 def check_text_list(

@@ -4,6 +4,11 @@
   (uploaded first, see media.py), `reply.in_reply_to_tweet_id` for the replies of a thread
   (`options.thread`), and `reply_settings` from `options.replySettings` -> 201
   `{"data": {"id", "text"}}`.
+- First comment (`options.firstComment`): one more `POST /2/tweets` once the post and its thread
+  are out, replying to the post (not to the thread's last reply), with the same
+  `reply_settings`. A refusal leaves the post published, the reason on the target
+  (`PublishResult.comment_error`); a retry after a lost outcome finds a comment already made
+  by the duplicate recovery below, like any reply.
 - Delete: `DELETE /2/tweets/:id` (a post already gone counts as deleted).
 - Metrics: `GET /2/tweets/:id?tweet.fields=public_metrics`: impression_count -> impressions,
   like_count -> likes, reply_count -> comments, retweet_count + quote_count -> shares,
@@ -60,7 +65,7 @@ from pressroom.providers.http import (
     given_or_own_client,
     response_json,
 )
-from pressroom.providers.options import alt_texts, thread_texts
+from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
 from pressroom.providers.x.media import (
     DEFAULT_PROCESSING_TIMEOUT,
     DEFAULT_SEGMENT_BYTES,
@@ -175,6 +180,7 @@ class XAdapter(HttpAdapter):
     async def publish(self, request: PublishRequest) -> PublishResult:
         session = self._session(request.channel)
         texts = [request.text, *thread_texts(request.options)]
+        comment = first_comment(request.options)
         alts = alt_texts(request.options, request.media)
         common: dict[str, Any] = {}
         reply_settings = request.options.get("replySettings")
@@ -199,19 +205,30 @@ class XAdapter(HttpAdapter):
                 body["media"] = {"media_ids": media_ids}
             if previous is not None:
                 body["reply"] = {"in_reply_to_tweet_id": previous}
-            previous = await self._post(session, body, position, request.attempt)
+            action = (
+                "creating the post" if position == 0 else f"creating thread post {position + 1}"
+            )
+            previous = await self._post(session, body, action, request.attempt)
             first_id = first_id or previous
         assert first_id is not None
+        refusal = None
+        if comment is not None:
+            reply = {"text": comment, **common, "reply": {"in_reply_to_tweet_id": first_id}}
+            refusal = await comment_refusal(
+                self.provider,
+                request.target_id,
+                lambda: self._post(session, reply, "posting the first comment", request.attempt),
+            )
         return PublishResult(
             provider_post_id=first_id,
             url=self._post_url(session, request.channel, first_id),
             published_at=self._clock(),
+            comment_error=refusal,
         )
 
     async def _post(
-        self, session: XSession, body: dict[str, Any], position: int, attempt: int
+        self, session: XSession, body: dict[str, Any], action: str, attempt: int
     ) -> str:
-        action = "creating the post" if position == 0 else f"creating thread post {position + 1}"
         response = await session.request("POST", "/2/tweets", action, json=body)
         if response.is_success:
             data = response_json(response).get("data")

@@ -11,6 +11,7 @@ from pressroom.providers.rules import (
     WEBP,
     MiB,
     alt_texts_option,
+    first_reply_option,
     media_rule,
     text_rule,
     thread_option,
@@ -75,8 +76,10 @@ DECLARATION = ProviderDeclaration(
                     values=["following", "mentionedUsers", "subscribers", "verified"],
                     description="Who may reply; everyone when absent.",
                 ),
-                # Replies: reply.in_reply_to_tweet_id of POST /2/tweets.
+                # Replies: reply.in_reply_to_tweet_id of POST /2/tweets; the first comment is
+                # one more, replying to the post.
                 thread_option(),
+                first_reply_option(),
                 # POST /2/media/metadata alt_text.text: at most 1000 characters
                 # (https://docs.x.com/x-api/media/create-media-metadata); counted in UTF-16
                 # units, never fewer than X's characters. Sent for images and GIFs only.
