@@ -303,3 +303,26 @@ async def test_a_database_error_is_logged_without_its_parameters(
         # Whatever formatter handles the record next sees only the withheld rendering.
         assert marker not in logging.Formatter().format(record)
         assert marker not in json.dumps(vars(record), default=str)
+
+
+async def test_the_engines_keep_statement_parameters_out_of_their_errors(
+    runtime: Runtime, tenant: Tenant
+):
+    from sqlalchemy.exc import IntegrityError
+
+    from pressroom.auth.models import Member
+    from pressroom.db import unit_of_work
+
+    marker = f"param-{uuid.uuid4().hex[:12]}@example.com"
+
+    async def add_twice() -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            for _ in range(2):
+                session.add(
+                    Member(organization_id=tenant.organization_id, email=marker, role="member")
+                )
+                await session.flush()
+
+    with pytest.raises(IntegrityError) as raised:
+        await add_twice()
+    assert "[SQL parameters hidden" in str(raised.value)
