@@ -326,3 +326,18 @@ async def test_the_engines_keep_statement_parameters_out_of_their_errors(
     with pytest.raises(IntegrityError) as raised:
         await add_twice()
     assert "[SQL parameters hidden" in str(raised.value)
+
+
+@pytest.mark.parametrize("given", ["x" * 100, "bad%00id"])
+async def test_a_refused_request_with_a_hostile_path_id_is_still_audited(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, given: str
+):
+    from tests.posts.factories import audit_entries_of
+
+    response = await client.patch(
+        f"/api/v1/posts/{given}", json={"text": "x"}, headers=tenant.headers
+    )
+    assert response.status_code == 400
+    ((resource_id, status),) = await audit_entries_of(runtime, tenant.organization_id, "updatePost")
+    assert status == 400
+    assert resource_id is not None and len(resource_id) <= 64 and NUL not in resource_id
