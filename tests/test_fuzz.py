@@ -78,11 +78,15 @@ def live_server(
         # An X app, so startChannelConnection for x answers its 201 (no request is sent).
         "PRESSROOM_X_CLIENT_ID": "fuzz-x-client",
     }
+    # The log goes to a file: a pipe nobody reads until the end would block the server once
+    # its buffer filled.
+    log_path = data_dir / "server.log"
+    log_file = log_path.open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "pressroom", "serve", "--no-workers", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log_file,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -96,9 +100,14 @@ def live_server(
         yield base, tenant, other
     finally:
         process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
-        # No request may have crashed the server or been logged as an unhandled error.
+        process.wait(timeout=30)
+        log_file.close()
+        stderr = log_path.read_bytes()
+        # No request may have crashed the server or been logged as an error (an unhandled
+        # one, or a failed request whose audit entry could not be written).
         assert b"unhandled error" not in stderr, stderr.decode()[-3000:]
+        errors = [line for line in stderr.splitlines() if b'"level": "ERROR"' in line]
+        assert not errors, errors[0].decode()[:3000]
 
 
 def _document() -> dict[str, object]:

@@ -303,3 +303,41 @@ async def test_a_database_error_is_logged_without_its_parameters(
         # Whatever formatter handles the record next sees only the withheld rendering.
         assert marker not in logging.Formatter().format(record)
         assert marker not in json.dumps(vars(record), default=str)
+
+
+async def test_the_engines_keep_statement_parameters_out_of_their_errors(
+    runtime: Runtime, tenant: Tenant
+):
+    from sqlalchemy.exc import IntegrityError
+
+    from pressroom.auth.models import Member
+    from pressroom.db import unit_of_work
+
+    marker = f"param-{uuid.uuid4().hex[:12]}@example.com"
+
+    async def add_twice() -> None:
+        async with unit_of_work(runtime.sessions) as session:
+            for _ in range(2):
+                session.add(
+                    Member(organization_id=tenant.organization_id, email=marker, role="member")
+                )
+                await session.flush()
+
+    with pytest.raises(IntegrityError) as raised:
+        await add_twice()
+    assert "[SQL parameters hidden" in str(raised.value)
+
+
+@pytest.mark.parametrize("given", ["x" * 100, "bad%00id"])
+async def test_a_refused_request_with_a_hostile_path_id_is_still_audited(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, given: str
+):
+    from tests.posts.factories import audit_entries_of
+
+    response = await client.patch(
+        f"/api/v1/posts/{given}", json={"text": "x"}, headers=tenant.headers
+    )
+    assert response.status_code == 400
+    ((resource_id, status),) = await audit_entries_of(runtime, tenant.organization_id, "updatePost")
+    assert status == 400
+    assert resource_id is not None and len(resource_id) <= 64 and NUL not in resource_id

@@ -234,6 +234,23 @@ def test_a_bad_line_is_named_with_its_field_and_nothing_is_imported(cli_env: Non
             },
             "line 1: bogus: is not a known field",
         ),
+        (
+            {
+                "channelId": "CHANNEL",
+                "publishedAt": "2026-03-05T10:00:00Z",
+                "contentKind": "post",
+                "text": "nul \u0000 inside",
+            },
+            "line 1: text: must not contain NUL characters",
+        ),
+        (
+            {
+                "channelId": "CHANNEL",
+                "publishedAt": "9999-12-31T20:00:00-14:00",
+                "contentKind": "post",
+            },
+            "line 1: publishedAt: is outside the years 1-9999 in UTC",
+        ),
     ],
     ids=[
         "not-json",
@@ -246,6 +263,8 @@ def test_a_bad_line_is_named_with_its_field_and_nothing_is_imported(cli_env: Non
         "duplicate-tag",
         "pending-approval",
         "unknown-field",
+        "nul-character",
+        "time-out-of-range",
     ],
 )
 def test_each_kind_of_bad_line_is_named(cli_env: None, tmp_path: Path, line: Any, expected: str):

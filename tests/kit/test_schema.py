@@ -75,3 +75,32 @@ def test_integer_fields_take_integral_numbers_but_not_strings_or_booleans():
     for bad in ("60.5", '"60"', "true", "1e400"):
         with pytest.raises(ValidationError):
             adapter.validate_json(bad)
+
+
+def test_no_input_string_may_hold_a_nul_character_at_any_depth():
+    import pytest
+    from pydantic import ValidationError
+
+    from pressroom.kit.schema import APIInput
+
+    class Entry(APIInput):
+        text: str
+
+    class Body(APIInput):
+        name: str = ""
+        labels: list[str] = []
+        entries: list[Entry] = []
+        options: dict[str, object] = {}
+
+    for given, field in (
+        ({"name": "a\x00"}, ("name",)),
+        ({"labels": ["ok", "b\x00"]}, ("labels",)),
+        ({"entries": [{"text": "\x00"}]}, ("entries",)),
+        ({"options": {"k\x00": 1}}, ("options",)),
+        ({"options": {"k": {"deep": ["\x00"]}}}, ("options",)),
+    ):
+        with pytest.raises(ValidationError) as raised:
+            Body.model_validate(given)
+        error = raised.value.errors()[0]
+        assert (error["type"], error["loc"][:1]) == ("invalid_character", field), given
+    assert Body.model_validate({"name": "\\u0000 is six characters"}).name.startswith("\\u")

@@ -7,7 +7,6 @@ it, so it is refused at the boundary, on both databases alike, naming the field.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
@@ -16,9 +15,8 @@ from fastapi.params import Form
 from starlette.requests import Request
 
 from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
+from pressroom.kit.schema import NUL, NUL_MESSAGE, nul_places
 
-NUL = "\x00"
-_NUL_MESSAGE = "must not contain NUL characters (U+0000)"
 # Enough to fix a request; a body of a million NUL strings does not get a million errors.
 MAX_REPORTED = 20
 
@@ -105,10 +103,10 @@ def check_query(request: Request, known: frozenset[str], repeatable: frozenset[s
         if len(values) > 1 and name not in repeatable:
             errors.append(FieldError(name, "repeated", "is given more than once"))
         if any(NUL in value for value in values):
-            errors.append(FieldError(name, "invalid_character", _NUL_MESSAGE))
+            errors.append(FieldError(name, "invalid_character", NUL_MESSAGE))
     for name, value in request.path_params.items():
         if isinstance(value, str) and NUL in value:
-            errors.append(FieldError(name, "invalid_character", _NUL_MESSAGE))
+            errors.append(FieldError(name, "invalid_character", NUL_MESSAGE))
     if errors:
         raise validation_error(errors[:MAX_REPORTED])
 
@@ -125,30 +123,8 @@ def check_body_characters(body: bytes) -> None:
     except (ValueError, UnicodeDecodeError):
         return  # the body's own validation names the JSON error
     errors = [
-        FieldError(place or "body", "invalid_character", _NUL_MESSAGE)
-        for _, place in zip(range(MAX_REPORTED), _nul_places(parsed, ""), strict=False)
+        FieldError(place or "body", "invalid_character", NUL_MESSAGE)
+        for _, place in zip(range(MAX_REPORTED), nul_places(parsed), strict=False)
     ]
     if errors:
         raise validation_error(errors)
-
-
-def _nul_places(value: Any, place: str) -> Iterator[str]:
-    """Where NUL characters are, as field names the way the client wrote them. Iterative, so
-    deeply nested JSON cannot exhaust the stack."""
-    stack: list[tuple[Any, str]] = [(value, place)]
-    while stack:
-        current, where = stack.pop()
-        if isinstance(current, str):
-            if NUL in current:
-                yield where
-        elif isinstance(current, dict):
-            children = []
-            for key, item in current.items():
-                if NUL in key:
-                    yield where or "body"
-                else:
-                    children.append((item, f"{where}.{key}" if where else key))
-            stack.extend(reversed(children))
-        elif isinstance(current, list):
-            for index in reversed(range(len(current))):
-                stack.append((current[index], f"{where}[{index}]"))

@@ -214,6 +214,16 @@ async def claim_idempotency(
     return None
 
 
+# The audit column's length: a path id of a refused request may be anything the client sent.
+_RESOURCE_ID_LENGTH = 64
+
+
+def _path_resource_id(value: str) -> str:
+    """The id a refused request named in its path, storable on both databases: NUL
+    characters (which PostgreSQL cannot store) replaced, cut to the column's length."""
+    return value.replace("\x00", "\ufffd")[:_RESOURCE_ID_LENGTH]
+
+
 async def _append_audit(
     session: AsyncSession, request: Request, operation_id: str, status: int
 ) -> None:
@@ -221,7 +231,7 @@ async def _append_audit(
     note: AuditNote = request.state.audit
     resource_id = note.resource_id
     if resource_id is None and request.path_params:
-        resource_id = str(list(request.path_params.values())[-1])
+        resource_id = _path_resource_id(str(list(request.path_params.values())[-1]))
     await audit.append(
         session,
         organization_id=principal.organization_id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
@@ -15,6 +16,7 @@ from pydantic import (
     PlainSerializer,
     StrictInt,
     WithJsonSchema,
+    field_validator,
 )
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
@@ -44,8 +46,35 @@ def _drop_null_defaults(schema: dict[str, Any]) -> None:
             del prop["default"]
 
 
+NUL = "\x00"
+NUL_MESSAGE = "must not contain NUL characters (U+0000)"
+
+
+def nul_places(value: object, place: str = "") -> Iterator[str]:
+    """Where a JSON-like value holds a NUL character (in a string or an object key), as field
+    names the way a client writes them (`targets[1].text`); an object whose key holds one is
+    named itself. Iterative, so deeply nested input cannot exhaust the stack."""
+    stack: list[tuple[object, str]] = [(value, place)]
+    while stack:
+        current, where = stack.pop()
+        if isinstance(current, str):
+            if NUL in current:
+                yield where
+        elif isinstance(current, dict):
+            children = []
+            for key, item in current.items():
+                if NUL in str(key):
+                    yield where
+                else:
+                    children.append((item, f"{where}.{key}" if where else str(key)))
+            stack.extend(reversed(children))
+        elif isinstance(current, list | tuple):
+            stack.extend((current[i], f"{where}[{i}]") for i in reversed(range(len(current))))
+
+
 class APIInput(BaseModel):
-    """A request body: camelCase field names; an unknown field is a 400, never ignored."""
+    """A request body: camelCase field names; an unknown field is a 400, never ignored; no
+    string may hold a NUL character (PostgreSQL cannot store one; no field has a use for it)."""
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -54,6 +83,15 @@ class APIInput(BaseModel):
         str_strip_whitespace=False,
         json_schema_extra=_drop_null_defaults,
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_nul(cls, value: object) -> object:
+        # The HTTP boundary names the exact place (`tags[1]`) before this runs; this keeps
+        # every other reader of these models (the importer, the command line) just as safe.
+        if next(nul_places(value), None) is not None:
+            raise PydanticCustomError("invalid_character", NUL_MESSAGE)
+        return value
 
 
 def _refuse_null(value: object) -> object:
