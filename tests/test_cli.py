@@ -6,10 +6,6 @@ import json
 import os
 import re
 import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pressroom.cli import app
+from tests import servers
 
 runner = CliRunner()
 
@@ -168,57 +165,39 @@ def test_audit_verify_exits_1_on_a_broken_chain(cli_env: dict[str, str], databas
     assert "entry 1 was altered" in result.stderr
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def pressroom_command() -> list[str]:
-    return [sys.executable, "-m", "pressroom"]
+# The whole line, so a half-written one is not read.
+CURL_LINE = re.compile(r"Bearer prk_[A-Za-z0-9_-]+' http://\S+/api/v1/tenant\n")
 
 
 @pytest.mark.slow
 def test_serve_demo_prints_a_working_curl_line(tmp_path: Path, database_url: str):
     """As the README says: `pressroom serve --demo`, then the printed curl line works."""
-    port = free_port()
+    port = servers.free_port()
     env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "demo")}
     env.pop("PRESSROOM_DATABASE_URL", None)  # the embedded SQLite default
-    process = subprocess.Popen(
-        [*pressroom_command(), "serve", "--demo", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
+    process = servers.start(
+        "serve-demo", ["serve", "--demo", "--port", str(port)], env, tmp_path / "logs"
     )
     try:
-        assert process.stdout is not None
-        lines = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            lines.append(line)
-            if "curl" in line:
-                break
-        curl = next(line for line in lines if "curl" in line)
+        servers.wait_until(
+            "the curl line", lambda: CURL_LINE.search(process.printed()) is not None, [process]
+        )
+        curl = next(line for line in process.printed().splitlines() if "curl" in line)
         key = re.search(r"Bearer (prk_[A-Za-z0-9_-]+)", curl).group(1)  # type: ignore[union-attr]
         url = re.search(r"(http://\S+/api/v1/tenant)", curl).group(1)  # type: ignore[union-attr]
-        response = None
-        while time.monotonic() < deadline:
-            try:
-                response = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
+        servers.wait_until(
+            "the API", servers.healthy(url.removesuffix("/api/v1/tenant")), [process]
+        )
+        response = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=5)
         assert response is not None and response.status_code == 200
         assert response.json()["name"] == "Demo organization"
         assert response.json()["member"]["role"] == "owner"
         assert (tmp_path / "demo" / "pressroom.db").exists()
     finally:
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
+        process.stop()
+    stderr = process.output()
     # uvicorn re-raises SIGTERM once its graceful shutdown is complete.
-    assert process.returncode in (0, -signal.SIGTERM), stderr[-2000:]
+    assert process.popen.returncode in (0, -signal.SIGTERM), stderr[-2000:]
     assert "workers stopped" in stderr and "Application shutdown complete" in stderr
     assert key not in stderr  # the key is printed once on stdout, never logged
 
@@ -230,24 +209,11 @@ def test_worker_stops_gracefully_on_sigterm(tmp_path: Path, database_url: str):
         "PRESSROOM_DATABASE_URL": database_url,
         "PRESSROOM_DATA_DIR": str(tmp_path / "w"),
     }
-    process = subprocess.Popen(
-        [*pressroom_command(), "worker"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    assert process.stderr is not None
-    deadline = time.monotonic() + 30
-    started = False
-    while time.monotonic() < deadline and not started:
-        line = process.stderr.readline()
-        started = "workers started" in line
-    assert started
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 0
-    assert "workers stopped" in stderr
+    process = servers.start("worker", ["worker"], env, tmp_path / "logs")
+    servers.wait_until("the worker", servers.workers_started([process]), [process])
+    process.stop()
+    assert process.popen.returncode == 0
+    assert "workers stopped" in process.output()
 
 
 def test_migrations_run_down_and_up_again(tmp_path: Path):
