@@ -43,6 +43,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         databases.postgres_drop_template(POSTGRES_SERVER_URL, session.config.stash[RUN])
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # The slow tier's tests start processes of their own and hold them to deadlines: two at once
+    # on two cores would fail them by chance, so a run on several workers refuses them.
+    workerinput = getattr(item.config, "workerinput", None)
+    if workerinput and workerinput["workercount"] > 1 and item.get_closest_marker("slow"):
+        pytest.fail("the slow tier runs one test at a time: `-m slow -n 0`", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
