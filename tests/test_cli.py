@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import sys
 from pathlib import Path
 
 import httpx
@@ -245,7 +246,9 @@ def test_migrations_run_down_and_up_again(tmp_path: Path):
         url = f"sqlite:///{tmp_path / 'mig.db'}"
     try:
         migrate(url)
-        config = Config()
+        # Alembic's default stdout is whatever sys.stdout was when alembic.config was first
+        # imported, perhaps by an earlier test, inside a CliRunner whose stream is now closed.
+        config = Config(stdout=sys.stdout)
         config.set_main_option(
             "script_location", str(Path(__file__).parents[1] / "src/pressroom/migrations")
         )
