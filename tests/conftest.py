@@ -1,14 +1,15 @@
 """Test fixtures: a real database (SQLite, or PostgreSQL when PRESSROOM_TEST_DATABASE_URL
-is set), built by running the migrations, and the application over that database."""
+is set), one per pytest process, built by running the migrations (tests/databases.py), and the
+application over that database."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,11 +17,12 @@ from fastapi import FastAPI
 
 from pressroom.app import create_app
 from pressroom.config import Settings
-from pressroom.db import migrate
 from pressroom.runtime import Runtime
+from tests import databases
 from tests.factories import Tenant, make_tenant
 
 POSTGRES_SERVER_URL = os.environ.get("PRESSROOM_TEST_DATABASE_URL")
+RUN = pytest.StashKey[str]()
 
 # A developer's proxy never carries test traffic (provider calls honour HTTPS_PROXY and vet a
 # proxied destination by resolving it): tests that want a proxy set one on loopback.
@@ -29,39 +31,50 @@ for _variable in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"):
     os.environ.pop(_variable.lower(), None)
 
 
-def _pg_admin(url: str) -> tuple[str, str]:
-    """(server URL without database, database name of the given URL)."""
-    base, _, name = url.rpartition("/")
-    return base, name
+def pytest_configure(config: pytest.Config) -> None:
+    # The process that runs the session (xdist's controller, or the only one) names the run;
+    # its workers are told the name, so they share one template database.
+    if not hasattr(config, "workerinput"):
+        config.stash[RUN] = secrets.token_hex(4)
 
 
-async def _pg_execute(server_url: str, database: str, statement: str) -> None:
-    import asyncpg
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["pressroom_run"] = node.config.stash[RUN]
 
-    dsn = server_url.replace("postgresql+asyncpg://", "postgresql://") + "/" + database
-    connection = await asyncpg.connect(dsn)
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # After every worker has dropped its copy: the template goes too.
+    if POSTGRES_SERVER_URL and not hasattr(session.config, "workerinput"):
+        databases.postgres_drop_template(POSTGRES_SERVER_URL, session.config.stash[RUN])
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # The slow tier's tests start processes of their own and hold them to deadlines: two at once
+    # on two cores would fail them by chance, so a run on several workers refuses them.
+    workerinput = getattr(item.config, "workerinput", None)
+    if workerinput and workerinput["workercount"] > 1 and item.get_closest_marker("slow"):
+        pytest.fail("the slow tier runs one test at a time: `-m slow -n 0`", pytrace=False)
 
 
 @pytest.fixture(scope="session")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A fresh database for this test session, schema built by the migrations."""
-    if POSTGRES_SERVER_URL:
-        server, admin_db = _pg_admin(POSTGRES_SERVER_URL)
-        name = f"pressroom_test_{secrets.token_hex(4)}"
-        asyncio.run(_pg_execute(server, admin_db, f'CREATE DATABASE "{name}"'))
-        url = f"{server}/{name}"
-        migrate(url)
-        yield url
-        asyncio.run(_pg_execute(server, admin_db, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """This process's own database for the session, a copy of the run's migrated template."""
+    workerinput = getattr(request.config, "workerinput", None)
+    base = tmp_path_factory.getbasetemp()
+    if workerinput is None:
+        run, worker, shared = request.config.stash[RUN], "main", base
     else:
-        path = tmp_path_factory.mktemp("db") / "pressroom.db"
-        url = f"sqlite:///{path}"
-        migrate(url)
+        # A worker's temporary directory is inside the run's.
+        run, worker, shared = workerinput["pressroom_run"], workerinput["workerid"], base.parent
+    if POSTGRES_SERVER_URL:
+        url = databases.postgres_copy(POSTGRES_SERVER_URL, shared, run, worker)
         yield url
+        databases.postgres_drop(POSTGRES_SERVER_URL, url)
+    else:
+        yield databases.sqlite_copy(shared, tmp_path_factory.mktemp("db") / "pressroom.db")
 
 
 @pytest.fixture

@@ -235,7 +235,9 @@ async def test_lost_change_listener_disables_the_principal_cache(
     async with unit_of_work(runtime.sessions) as session:
         await session.execute(
             text(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'"
+                # Only this database's listener: other test processes share the server.
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query LIKE 'LISTEN%' AND datname = current_database()"
             )
         )
     for _ in range(100):  # the termination reaches the listener asynchronously

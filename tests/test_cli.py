@@ -6,10 +6,7 @@ import json
 import os
 import re
 import signal
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pressroom.cli import app
+from tests import servers
 from tests.factories import SERVER_KEY
 
 runner = CliRunner()
@@ -169,57 +167,39 @@ def test_audit_verify_exits_1_on_a_broken_chain(cli_env: dict[str, str], databas
     assert "entry 1 was altered" in result.stderr
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def pressroom_command() -> list[str]:
-    return [sys.executable, "-m", "pressroom"]
+# The whole line, so a half-written one is not read.
+CURL_LINE = re.compile(r"Bearer prk_[A-Za-z0-9_-]+' http://\S+/api/v1/tenant\n")
 
 
 @pytest.mark.slow
 def test_serve_demo_prints_a_working_curl_line(tmp_path: Path, database_url: str):
     """As the README says: `pressroom serve --demo`, then the printed curl line works."""
-    port = free_port()
+    port = servers.free_port()
     env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "demo")}
     env.pop("PRESSROOM_DATABASE_URL", None)  # the embedded SQLite default
-    process = subprocess.Popen(
-        [*pressroom_command(), "serve", "--demo", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
+    process = servers.start(
+        "serve-demo", ["serve", "--demo", "--port", str(port)], env, tmp_path / "logs"
     )
     try:
-        assert process.stdout is not None
-        lines = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            lines.append(line)
-            if "curl" in line:
-                break
-        curl = next(line for line in lines if "curl" in line)
+        servers.wait_until(
+            "the curl line", lambda: CURL_LINE.search(process.printed()) is not None, [process]
+        )
+        curl = next(line for line in process.printed().splitlines() if "curl" in line)
         key = re.search(r"Bearer (prk_[A-Za-z0-9_-]+)", curl).group(1)  # type: ignore[union-attr]
         url = re.search(r"(http://\S+/api/v1/tenant)", curl).group(1)  # type: ignore[union-attr]
-        response = None
-        while time.monotonic() < deadline:
-            try:
-                response = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
+        servers.wait_until(
+            "the API", servers.healthy(url.removesuffix("/api/v1/tenant")), [process]
+        )
+        response = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=5)
         assert response is not None and response.status_code == 200
         assert response.json()["name"] == "Demo organization"
         assert response.json()["member"]["role"] == "owner"
         assert (tmp_path / "demo" / "pressroom.db").exists()
     finally:
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
+        process.stop()
+    stderr = process.output()
     # uvicorn re-raises SIGTERM once its graceful shutdown is complete.
-    assert process.returncode in (0, -signal.SIGTERM), stderr[-2000:]
+    assert process.popen.returncode in (0, -signal.SIGTERM), stderr[-2000:]
     assert "workers stopped" in stderr and "Application shutdown complete" in stderr
     assert key not in stderr  # the key is printed once on stdout, never logged
 
@@ -232,24 +212,11 @@ def test_worker_stops_gracefully_on_sigterm(tmp_path: Path, database_url: str):
         "PRESSROOM_DATA_DIR": str(tmp_path / "w"),
         "PRESSROOM_SECRET_KEY": SERVER_KEY,
     }
-    process = subprocess.Popen(
-        [*pressroom_command(), "worker"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    assert process.stderr is not None
-    deadline = time.monotonic() + 30
-    started = False
-    while time.monotonic() < deadline and not started:
-        line = process.stderr.readline()
-        started = "workers started" in line
-    assert started
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 0
-    assert "workers stopped" in stderr
+    process = servers.start("worker", ["worker"], env, tmp_path / "logs")
+    servers.wait_until("the worker", servers.workers_started([process]), [process])
+    process.stop()
+    assert process.popen.returncode == 0
+    assert "workers stopped" in process.output()
 
 
 def test_migrations_run_down_and_up_again(tmp_path: Path):
@@ -281,7 +248,9 @@ def test_migrations_run_down_and_up_again(tmp_path: Path):
         url = f"sqlite:///{tmp_path / 'mig.db'}"
     try:
         migrate(url)
-        config = Config()
+        # Alembic's default stdout is whatever sys.stdout was when alembic.config was first
+        # imported, perhaps by an earlier test, inside a CliRunner whose stream is now closed.
+        config = Config(stdout=sys.stdout)
         config.set_main_option(
             "script_location", str(Path(__file__).parents[1] / "src/pressroom/migrations")
         )
@@ -396,6 +365,10 @@ def test_version_prints_the_installed_version():
 
 
 def test_serve_on_a_busy_port_exits_1_having_printed_and_created_nothing(tmp_path: Path):
+    import socket
+    import subprocess
+    import sys
+
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -404,7 +377,7 @@ def test_serve_on_a_busy_port_exits_1_having_printed_and_created_nothing(tmp_pat
         env.pop("PRESSROOM_DATABASE_URL", None)
         env.pop("PRESSROOM_SECRET_KEY", None)
         finished = subprocess.run(
-            [*pressroom_command(), "serve", "--demo", "--port", str(port)],
+            [sys.executable, "-m", "pressroom", "serve", "--demo", "--port", str(port)],
             env=env,
             capture_output=True,
             text=True,

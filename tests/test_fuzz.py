@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +19,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
+from tests import servers
 from tests.factories import SERVER_KEY, Tenant, make_tenant
 from tests.media import factories as media
 
@@ -42,14 +39,6 @@ for _media_type, _make in {
     schemathesis.openapi.media_type(_media_type, st.just(_make()))
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def _tenants(database_url: str, data_dir: Path) -> tuple[Tenant, Tenant]:
     runtime = Runtime.build(
         Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
@@ -66,7 +55,7 @@ def live_server(
 ) -> Iterator[tuple[str, Tenant, Tenant]]:
     data_dir = tmp_path_factory.mktemp("fuzz")
     tenant, other = asyncio.run(_tenants(database_url, data_dir))
-    port = _free_port()
+    port = servers.free_port()
     env = {
         **os.environ,
         "PRESSROOM_DATABASE_URL": database_url,
@@ -78,36 +67,20 @@ def live_server(
         # An X app, so startChannelConnection for x answers its 201 (no request is sent).
         "PRESSROOM_X_CLIENT_ID": "fuzz-x-client",
     }
-    # The log goes to a file: a pipe nobody reads until the end would block the server once
-    # its buffer filled.
-    log_path = data_dir / "server.log"
-    log_file = log_path.open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pressroom", "serve", "--no-workers", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log_file,
-    )
+    logs = tmp_path_factory.mktemp("fuzz-logs")
+    process = servers.start("api", ["serve", "--no-workers", "--port", str(port)], env, logs)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{base}/healthz", timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
     try:
+        servers.wait_until("the API", servers.healthy(base), [process])
         yield base, tenant, other
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        log_file.close()
-        stderr = log_path.read_bytes()
-        # No request may have crashed the server or been logged as an error (an unhandled
-        # one, or a failed request whose audit entry could not be written).
-        assert b"unhandled error" not in stderr, stderr.decode()[-3000:]
-        errors = [line for line in stderr.splitlines() if b'"level": "ERROR"' in line]
-        assert not errors, errors[0].decode()[:3000]
+        process.stop()
+    stderr = process.output()
+    # No request may have crashed the server or been logged as an error (an unhandled one, or
+    # a failed request whose audit entry could not be written).
+    assert "unhandled error" not in stderr, stderr[-3000:]
+    errors = [line for line in stderr.splitlines() if '"level": "ERROR"' in line]
+    assert not errors, errors[0][:3000]
 
 
 def _document() -> dict[str, object]:

@@ -13,11 +13,9 @@ import multiprocessing
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from pressroom.db import unit_of_work
 from pressroom.posts.models import Post, PostTarget
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Delivery
+from tests import servers
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.media.factories import png_bytes
@@ -69,14 +68,6 @@ EVENTS = [
 ]
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def rss_mib(pid: int) -> float:
     """The process's resident set size (VmRSS), in MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -86,28 +77,6 @@ def rss_mib(pid: int) -> float:
 
 
 # -- the server side ---------------------------------------------------------------------------
-
-
-@dataclass
-class Process:
-    name: str
-    popen: subprocess.Popen[bytes]
-    log: Path
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-
-def start(name: str, args: list[str], env: dict[str, str], logs: Path) -> Process:
-    log = logs / f"{name}.log"
-    with log.open("wb") as sink:
-        popen = subprocess.Popen(
-            [sys.executable, "-m", "pressroom", *args],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=sink,
-        )
-    return Process(name, popen, log)
 
 
 async def until(what: str, seconds: float, probe: Any) -> None:
@@ -170,7 +139,7 @@ async def test_mixed_traffic_while_workers_restart(
     )
     assert created.status_code == 201, created.text
     endpoint = created.json()["id"]
-    port = _free_port()
+    port = servers.free_port()
     base = f"http://127.0.0.1:{port}"
     with WebhookReceiver("soak.example.com") as receiver:
         # The clients import while the servers start, and wait to be told to go.
@@ -204,14 +173,14 @@ async def test_mixed_traffic_while_workers_restart(
             "PRESSROOM_DATABASE_POOL_SIZE": "6",
             "PRESSROOM_LOG_LEVEL": "INFO",
         }
-        api = start(
+        api = servers.start(
             "api",
             ["serve", "--no-workers", "--port", str(port)],
             {**env, "PRESSROOM_LOG_LEVEL": "WARNING", "PRESSROOM_DATABASE_POOL_SIZE": "10"},
             tmp_path,
         )
-        workers = [start(f"worker-{n}", ["worker"], env, tmp_path) for n in (1, 2)]
-        retired: list[tuple[Process, int]] = []
+        workers = [servers.start(f"worker-{n}", ["worker"], env, tmp_path) for n in (1, 2)]
+        retired: list[tuple[servers.PressroomProcess, int]] = []
         ready: set[int] = set()
         results: dict[int, dict[str, Any]] = {}
 
@@ -226,26 +195,14 @@ async def test_mixed_traffic_while_workers_restart(
 
         try:
 
-            async def api_up() -> bool:
-                assert api.popen.poll() is None, api.output()
-                try:
-                    async with httpx.AsyncClient() as probe:
-                        return (await probe.get(f"{base}/healthz", timeout=1)).status_code == 200
-                except httpx.TransportError:
-                    return False
-
-            async def workers_up() -> bool:
-                for worker in workers:
-                    assert worker.popen.poll() is None, worker.output()
-                return all("workers started" in worker.output() for worker in workers)
-
-            async def clients_up() -> bool:
+            def clients_up() -> bool:
                 collect()
                 return len(ready) == CLIENTS
 
-            await until("the API", 90, api_up)
-            await until("the workers", 90, workers_up)
-            await until("the clients", 90, clients_up)
+            await servers.wait_until_async("the API", servers.healthy_async(base), [api])
+            up = servers.workers_started(workers)
+            await servers.wait_until_async("the workers", up, workers)
+            await servers.wait_until_async("the clients", clients_up, [api, *workers])
 
             # -- the traffic, with one graceful stop and one kill of a worker --------------
             startup_seconds = time.monotonic() - started
@@ -262,7 +219,7 @@ async def test_mixed_traffic_while_workers_restart(
                     victim = workers[index]
                     victim.popen.send_signal(how)
                     retired.append((victim, how))
-                    workers[index] = start(
+                    workers[index] = servers.start(
                         f"{victim.name}-after-{how.name}", ["worker"], env, tmp_path
                     )
                 await asyncio.sleep(0.25)

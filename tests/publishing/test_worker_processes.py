@@ -7,12 +7,10 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from pressroom.posts.models import PostTarget
 from pressroom.posts.schemas import PostCreate
 from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
+from tests import servers
 from tests.channels.factories import connect_channel
 from tests.factories import SERVER_KEY, Tenant
 from tests.posts.factories import insert_scheduled_posts
@@ -75,21 +74,11 @@ async def queue_targets(runtime: Runtime, tenant: Tenant, posts: int, per_post: 
             await create_post(session, runtime, principal, body)
 
 
-@dataclass
-class Worker:
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def started(self) -> bool:
-        return "workers started" in self.log.read_text(errors="replace")
-
-
 @contextmanager
 def worker_processes(
     count: int, database_url: str, tmp_path: Path, **settings: str
-) -> Iterator[list[Worker]]:
+) -> Iterator[list[servers.PressroomProcess]]:
     """`count` processes of `pressroom worker`; each one's log (JSON lines) in tmp_path."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
         "PRESSROOM_DATABASE_URL": database_url,
@@ -98,39 +87,26 @@ def worker_processes(
         "PRESSROOM_LOG_LEVEL": "INFO",
         **{f"PRESSROOM_{name.upper()}": value for name, value in settings.items()},
     }
-    workers = []
-    for number in range(count):
-        log = tmp_path / f"worker-{number}.log"
-        with log.open("wb") as sink:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "pressroom", "worker"],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=sink,
-            )
-        workers.append(Worker(process, log))
+    workers = [
+        servers.start(f"worker-{number}", ["worker"], env, tmp_path) for number in range(count)
+    ]
     try:
         yield workers
     finally:
         for worker in workers:
-            if worker.process.poll() is None:
-                worker.process.send_signal(signal.SIGTERM)
+            if worker.popen.poll() is None:
+                worker.popen.send_signal(signal.SIGTERM)
         for worker in workers:
             try:
-                worker.process.wait(timeout=20)
+                worker.popen.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                worker.process.kill()
-                worker.process.wait()
+                worker.popen.kill()
+                worker.popen.wait()
 
 
-async def wait_until_started(workers: list[Worker], seconds: float = 60) -> None:
+async def wait_until_started(workers: list[servers.PressroomProcess]) -> None:
     """Python start-up is slow on a busy machine: time the work, not the imports."""
-    deadline = time.monotonic() + seconds
-    while not all(worker.started() for worker in workers):
-        for worker in workers:
-            assert worker.process.poll() is None, worker.log.read_text(errors="replace")
-        assert time.monotonic() < deadline, "workers did not start"
-        await asyncio.sleep(0.1)
+    await servers.wait_until_async("the workers", servers.workers_started(workers), workers)
 
 
 async def published_count(runtime: Runtime, tenant: Tenant) -> int:
@@ -221,13 +197,13 @@ async def test_a_worker_killed_mid_publish_loses_and_duplicates_nothing(
     }
     with worker_processes(1, database_url, tmp_path / "a", **slow) as [doomed]:
         await wait_until_started([doomed])
-        taken = await leased_by(runtime, tenant, doomed.process.pid, expected=10, seconds=20)
+        taken = await leased_by(runtime, tenant, doomed.popen.pid, expected=10, seconds=20)
         assert len(taken) == 10
         # Past the network's half of the round trip: it has the posts, the worker has not
         # heard back. Kill it there.
         await asyncio.sleep(2.0)
-        doomed.process.send_signal(signal.SIGKILL)
-        doomed.process.wait()
+        doomed.popen.send_signal(signal.SIGKILL)
+        doomed.popen.wait()
     assert await published_count(runtime, tenant) == 0
     with worker_processes(1, database_url, tmp_path / "b", **slow) as workers:
         await wait_until_started(workers)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import sys
 import time
 import uuid
 from collections import Counter
@@ -25,6 +24,7 @@ from pressroom.kit.ids import uuid7
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Delivery, Event
 from pressroom.webhooks.outbox import event_body
+from tests import servers
 from tests.factories import Tenant
 
 from .factories import create_endpoint
@@ -45,31 +45,24 @@ class WorkerPool:
     def __init__(self, env: dict[str, str], logs: Path) -> None:
         self.env = env
         self.logs = logs
-        self.workers: list[tuple[asyncio.subprocess.Process, Path]] = []
+        self.workers: list[servers.PressroomProcess] = []
         self.started = 0
 
-    async def spawn(self) -> tuple[asyncio.subprocess.Process, Path]:
+    def spawn(self) -> servers.PressroomProcess:
         self.started += 1
-        path = self.logs / f"worker-{self.started}.log"
-        log = open(path, "wb")  # noqa: SIM115, ASYNC230
-        try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "pressroom", "worker", env=self.env, stdout=log, stderr=log
-            )
-        finally:
-            log.close()
-        return process, path
+        return servers.start(f"worker-{self.started}", ["worker"], self.env, self.logs)
 
     async def start(self, count: int) -> None:
-        self.workers = [await self.spawn() for _ in range(count)]
+        self.workers = [self.spawn() for _ in range(count)]
+        up = servers.workers_started(self.workers)
+        await servers.wait_until_async("the workers", up, self.workers)
 
     def running(self) -> list[int]:
-        """Workers that are up and working (a process still importing is not worth a kill)."""
-        return [
-            i
-            for i, (process, log) in enumerate(self.workers)
-            if process.returncode is None and b"workers started" in log.read_bytes()
-        ]
+        """Workers that are up and working (a process still importing is not worth a kill);
+        one that exited though nobody killed it fails the test with its log."""
+        for worker in self.workers:
+            worker.assert_running("the deliveries")
+        return [i for i, worker in enumerate(self.workers) if "workers started" in worker.output()]
 
     async def kill_one(self) -> bool:
         """SIGKILL one working worker, if another is working too (so deliveries go on while
@@ -78,17 +71,18 @@ class WorkerPool:
         if len(candidates) < 2:
             return False
         index = random.choice(candidates)
-        victim, _ = self.workers[index]
+        victim = self.workers[index].popen
         victim.kill()  # SIGKILL: no chance to finish, record or give anything back
-        await victim.wait()
-        self.workers[index] = await self.spawn()
+        victim.wait()
+        self.workers[index] = self.spawn()
         return True
 
     async def stop(self) -> None:
-        for process, _ in self.workers:
-            if process.returncode is None:
-                process.kill()
-        await asyncio.gather(*(process.wait() for process, _ in self.workers))
+        for worker in self.workers:
+            if worker.popen.poll() is None:
+                worker.popen.kill()
+        for worker in self.workers:
+            worker.popen.wait()
 
 
 async def queue_events(runtime: Runtime, tenant: Tenant, endpoint_id: uuid.UUID) -> set[str]:
