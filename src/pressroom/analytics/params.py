@@ -252,7 +252,8 @@ async def analytics_query(
         if len(given.getlist(name)) > 1:
             errors.add(name, "repeated", "is given more than once")
     current = parsing.time_range(start, end, "start", "end", errors)
-    zone_name = timezone or "UTC"  # `timezone=` without a value is the default
+    # `timezone=` without a value is refused like any unknown zone: leave it out for UTC.
+    zone_name = timezone
     zone = parsing.zone(zone_name, errors)
     custom = parsing.custom_range(comparison, comparison_start, comparison_end, errors)
     # Each filter is read whole: if repeated, its declared argument holds only the last value.

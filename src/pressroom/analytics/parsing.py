@@ -41,14 +41,14 @@ class FieldErrors:
         self.errors.append(FieldError(name, code, message))
 
 
+# In the zone data but not IANA zones an integrator means: the server's own local time (which
+# differs between nodes) and tzdata's placeholder.
+_NOT_ZONES = frozenset({"localtime", "Factory"})
+
+
 @lru_cache(maxsize=1)
 def _zone_names() -> frozenset[str]:
-    return frozenset(available_timezones())
-
-
-def zone_names() -> list[str]:
-    """Every IANA timezone name this server knows (its tzdata), sorted."""
-    return sorted(_zone_names())
+    return frozenset(available_timezones()) - _NOT_ZONES
 
 
 def zone(name: str, errors: FieldErrors) -> ZoneInfo | None:
