@@ -143,7 +143,8 @@ def test_a_first_comment_is_declared_where_the_adapter_posts_one(provider_id: st
         assert "published" in option.description
 
 
-@pytest.mark.parametrize("provider_id", ["linkedin", "youtube", "tiktok", "pinterest"])
+# LinkedIn's adapter posts one (tests/adapters/test_linkedin_*).
+@pytest.mark.parametrize("provider_id", ["youtube", "tiktok", "pinterest"])
 def test_no_first_comment_is_promised_where_no_adapter_posts_one(provider_id: str) -> None:
     declaration = DECLARATIONS[provider_id]
     assert declaration.capabilities.first_comment is False
