@@ -42,7 +42,7 @@ from pressroom.providers.credentials import (
     CredentialCache,
     CredentialsChanged,
 )
-from pressroom.providers.http import PublicMediaUrl, Sleep, build_client
+from pressroom.providers.http import HttpAdapter, PublicMediaUrl, Sleep
 from pressroom.providers.instagram.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -69,7 +69,7 @@ _KINDS = frozenset({"post", "carousel", "reel", "story"})
 logger = logging.getLogger(__name__)
 
 
-class InstagramAdapter:
+class InstagramAdapter(HttpAdapter):
     """Publishes as the professional account whose long-lived Instagram User token the channel
     holds."""
 
@@ -88,8 +88,7 @@ class InstagramAdapter:
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
     ) -> None:
-        self._owns_http = http is None
-        self._http = http or build_client()
+        super().__init__(http)
         self._media_url = media_url
         self._on_credentials_changed = on_credentials_changed
         self._graph_version = graph_version
@@ -98,10 +97,6 @@ class InstagramAdapter:
         self._clock = clock
         self._poll_interval = poll_interval
         self._processing_timeout = processing_timeout
-
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
 
     def _session(self, channel: ChannelContext) -> InstagramSession:
         return InstagramSession(

@@ -37,7 +37,7 @@ from pressroom.providers.adapter import (
     PublishResult,
 )
 from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
-from pressroom.providers.http import PublicMediaUrl, Sleep, build_client
+from pressroom.providers.http import HttpAdapter, PublicMediaUrl, Sleep
 from pressroom.providers.threads.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -53,7 +53,7 @@ EXPIRY_WARNING = 7 * DAY
 INSIGHTS = "views,likes,replies,reposts,quotes,shares"
 
 
-class ThreadsAdapter:
+class ThreadsAdapter(HttpAdapter):
     """Publishes as the Threads account whose long-lived token the channel holds."""
 
     provider = "threads"
@@ -73,18 +73,13 @@ class ThreadsAdapter:
     ) -> None:
         self._media_url = media_url
         self._on_credentials_changed = on_credentials_changed
-        self._owns_http = http is None
-        self._http = http or build_client()
+        super().__init__(http)
         self._cache = credential_cache
         self._progress = progress
         self._sleep = sleep
         self._clock = clock
         self._poll_interval = poll_interval
         self._processing_timeout = processing_timeout
-
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
 
     def _session(self, channel: ChannelContext) -> ThreadsSession:
         return ThreadsSession(
