@@ -68,7 +68,9 @@ async def test_posts_are_published_by_the_running_workers(
     assert published_later["status"] == "published"
     for target in published_later["targets"]:
         lateness = datetime.fromisoformat(target["publishedAt"]) - due
-        assert timedelta(0) <= lateness < timedelta(seconds=1), lateness
+        # Never early; lateness is measured in bench/bench_publisher.py (the bound here only
+        # catches a target left for a later poll).
+        assert timedelta(0) <= lateness < timedelta(seconds=3), lateness
     assert {t["provider"] for t in published_later["targets"]} == {"sandbox", "bluesky"}
 
 
