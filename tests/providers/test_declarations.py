@@ -202,6 +202,7 @@ def test_sandbox_is_configured_post_of_300_graphemes_with_4_images_or_1_video() 
         "maxDurationSeconds": None,
         "aspectRatios": None,
         "exclusive": True,
+        "maxPages": None,
     }
     assert sandbox["capabilities"] == {
         "threads": True,
