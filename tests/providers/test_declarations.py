@@ -43,6 +43,7 @@ MEDIA_MIME_TYPES = {
     "video/mp4",
     "video/quicktime",
     "video/webm",
+    "application/pdf",  # documents, an addition (LinkedIn)
 }
 # Contract section 7: the text rule of every content kind of each network.
 TEXT_RULES: dict[str, dict[str, Any]] = {

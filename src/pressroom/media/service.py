@@ -192,6 +192,7 @@ def _media_item(asset: MediaAsset) -> MediaItem:
         mime_type=asset.mime_type,
         size_bytes=asset.size_bytes,
         storage_key=asset.storage_key,
+        filename=asset.filename,
     )
 
 

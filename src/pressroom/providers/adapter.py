@@ -78,6 +78,8 @@ class MediaItem:
     mime_type: str
     size_bytes: int
     storage_key: str
+    # The name the file was uploaded under (LinkedIn titles a document with it).
+    filename: str = ""
 
 
 @dataclass(frozen=True)
