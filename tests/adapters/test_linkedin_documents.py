@@ -11,7 +11,6 @@ and `title` (.../shares/posts-api)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import httpx
@@ -19,7 +18,6 @@ import pytest
 import respx
 
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.linkedin.errors import RETIRED_VERSIONS
 
 from .linkedin_support import (
     API,
@@ -35,18 +33,11 @@ from .linkedin_support import (
     sent_json,
 )
 from .support import MediaShelf, RecordedSleep, publish_request
+from .test_linkedin_publish import no_retired_versions, post  # noqa: F401 (autouse fixture)
 
 DOCUMENT = "urn:li:document:D5F10AQHlYR1Rj1iYtQ"
 UPLOAD_URL = "https://www.linkedin.com/dms-uploads/sp/D5F10AQHlYR1Rj1iYtQ/uploaded-document/0"
 PDF = b"%PDF-1.7\n" + bytes(range(256)) * 4 + b"\nstartxref\n9\n%%EOF\n"
-FEED = {"feedDistribution": "MAIN_FEED", "targetEntities": [], "thirdPartyDistributionChannels": []}
-
-
-@pytest.fixture(autouse=True)
-def no_retired_versions() -> Iterator[None]:
-    RETIRED_VERSIONS.clear()
-    yield
-    RETIRED_VERSIONS.clear()
 
 
 def pdf(shelf: MediaShelf, filename: str = "Q3 results.pdf") -> MediaItem:
@@ -105,15 +96,8 @@ async def test_a_pdf_is_uploaded_polled_and_posted_with_its_title(
     assert put.headers["content-type"] == "application/pdf"
     assert put.headers["content-length"] == str(len(PDF))
     assert routes["status"].call_count == 2 and sleep.delays == [2.0]
-    assert sent_json(post_route) == {
-        "author": PERSON,
-        "commentary": "Our quarter",
-        "visibility": "PUBLIC",
-        "distribution": FEED,
-        "lifecycleState": "PUBLISHED",
-        "isReshareDisabledByAuthor": False,
-        "content": {"media": {"id": DOCUMENT, "title": "Q3 in numbers"}},
-    }
+    content = {"media": {"id": DOCUMENT, "title": "Q3 in numbers"}}
+    assert sent_json(post_route) == post(PERSON, "Our quarter", content=content)
     # Nothing is posted before the document is available.
     assert network.calls[-1].request.url.path == "/rest/posts"
 

@@ -125,12 +125,12 @@ class MediaInfo:
     # None for documents, whose pages may each have their own size.
     width: int | None
     height: int | None
-    duration_seconds: float | None
-    frame_rate: float | None
-    video_codec: str | None
-    audio_codec: str | None
-    animated: bool
-    frame_count: int | None
+    duration_seconds: float | None = None
+    frame_rate: float | None = None
+    video_codec: str | None = None
+    audio_codec: str | None = None
+    animated: bool = False
+    frame_count: int | None = None
     page_count: int | None = None
 
 
@@ -153,19 +153,7 @@ def _inspect_document(path: Path, sniffed: Sniffed) -> MediaInfo:
         pages = pdf_page_count(path)
     except UnreadableDocument as exc:
         raise UnprocessableMedia(str(exc)) from exc
-    return MediaInfo(
-        kind=sniffed.kind,
-        mime_type=sniffed.mime_type,
-        width=None,
-        height=None,
-        duration_seconds=None,
-        frame_rate=None,
-        video_codec=None,
-        audio_codec=None,
-        animated=False,
-        frame_count=None,
-        page_count=pages,
-    )
+    return MediaInfo(sniffed.kind, sniffed.mime_type, None, None, page_count=pages)
 
 
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (

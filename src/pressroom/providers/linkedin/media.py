@@ -66,14 +66,21 @@ async def upload_image(session: LinkedInSession, read_media: MediaReader, item: 
     action = "starting an image upload"
     body = await _initialize(session, "images", action)
     upload_url, image = str(_value(body, "uploadUrl", action)), str(_value(body, "image", action))
+    await _put_file(session, read_media, item, upload_url, "uploading an image")
+    return image
+
+
+async def _put_file(
+    session: LinkedInSession, read_media: MediaReader, item: MediaItem, url: str, action: str
+) -> None:
+    """The stored file, streamed in one `PUT` to the upload URL LinkedIn gave."""
     await session.call(
         "PUT",
-        upload_url,
-        "uploading an image",
+        url,
+        action,
         headers={"Content-Type": item.mime_type, "Content-Length": str(item.size_bytes)},
         body=lambda: sized_stream(read_media(item), item.size_bytes),
     )
-    return image
 
 
 async def upload_video(
@@ -118,13 +125,7 @@ async def upload_document(
     body = await _initialize(session, "documents", action)
     upload_url = str(_value(body, "uploadUrl", action))
     document = str(_value(body, "document", action))
-    await session.call(
-        "PUT",
-        upload_url,
-        "uploading the document",
-        headers={"Content-Type": item.mime_type, "Content-Length": str(item.size_bytes)},
-        body=lambda: sized_stream(read_media(item), item.size_bytes),
-    )
+    await _put_file(session, read_media, item, upload_url, "uploading the document")
     await _until_available(session, "documents", document, polling)
     return document
 

@@ -31,6 +31,21 @@ TOKEN_URL = "https://open.tiktokapis.com/v2/oauth/token/"
 REVOKE_URL = "https://open.tiktokapis.com/v2/oauth/revoke/"
 
 
+async def _app_form(
+    http: httpx.AsyncClient, app: OAuthApp, url: str, fields: Mapping[str, str], action: str
+) -> httpx.Response:
+    """`POST url` with a form of the app's `client_key` and `client_secret` and `fields`."""
+    return await provider_request(
+        http,
+        "POST",
+        url,
+        provider=PROVIDER,
+        action=action,
+        data={"client_key": app.client_id, "client_secret": app.client_secret, **fields},
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+
+
 async def request_tokens(
     http: httpx.AsyncClient,
     app: OAuthApp,
@@ -39,16 +54,7 @@ async def request_tokens(
     clock: Callable[[], float],
 ) -> dict[str, Any]:
     """Credentials from the token endpoint for `grant` (a code or a refresh token)."""
-    form = {"client_key": app.client_id, "client_secret": app.client_secret, **grant}
-    response = await provider_request(
-        http,
-        "POST",
-        TOKEN_URL,
-        provider=PROVIDER,
-        action=action,
-        data=form,
-        headers={"Content-Type": "application/x-www-form-urlencoded"},
-    )
+    response = await _app_form(http, app, TOKEN_URL, grant, action)
     body = response_json(response)
     access = body.get("access_token")
     if not response.is_success or not isinstance(access, str) or not access:
@@ -92,16 +98,7 @@ async def revoke_token(http: httpx.AsyncClient, app: OAuthApp, token: str) -> bo
     or a 401): the caller then revokes a fresh one. Raises ProviderError when TikTok could not
     be told."""
     action = "revoking the access token"
-    form = {"client_key": app.client_id, "client_secret": app.client_secret, "token": token}
-    response = await provider_request(
-        http,
-        "POST",
-        REVOKE_URL,
-        provider=PROVIDER,
-        action=action,
-        data=form,
-        headers={"Content-Type": "application/x-www-form-urlencoded"},
-    )
+    response = await _app_form(http, app, REVOKE_URL, {"token": token}, action)
     body = response_json(response)
     error = body.get("error")
     code = error.get("code") if isinstance(error, dict) else error
