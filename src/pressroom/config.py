@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     media_max_image_bytes: ByteSize = Field(default=ByteSize(20 * 2**20), gt=0)
     media_max_gif_bytes: ByteSize = Field(default=ByteSize(15 * 2**20), gt=0)
     media_max_video_bytes: ByteSize = Field(default=ByteSize(2**30), gt=0)
+    # PDF documents (an addition): LinkedIn's limit, "100MB" (Documents API).
+    media_max_document_bytes: ByteSize = Field(default=ByteSize(100 * 10**6), gt=0)
     media_max_request_bytes: ByteSize = Field(default=ByteSize(2 * 2**30), gt=0)
     # What inspecting one uploaded file may cost (README "Media"): frames x canvas pixels
     # decoded (X's own ceiling for animated GIFs), wall-clock seconds, and how many files one

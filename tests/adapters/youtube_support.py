@@ -3,13 +3,14 @@ adapter on its own client, and Google's error shape."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ChannelContext, MediaItem
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.youtube import YouTubeAdapter
@@ -53,11 +54,19 @@ async def youtube_adapter(
     log: CredentialsLog | None = None,
     sessions: UploadSessions | None = None,
     app: OAuthApp | None = APP,
+    library: dict[uuid.UUID, MediaItem] | None = None,
 ) -> AsyncIterator[YouTubeAdapter]:
+    """`library`: the organization's media the adapter may look up by id (thumbnails)."""
+    items = library or {}
+
+    async def find_media(media_id: uuid.UUID) -> MediaItem | None:
+        return items.get(media_id)
+
     async with httpx.AsyncClient() as http:
         yield YouTubeAdapter(
             app=app,
             read_media=shelf.read,
+            find_media=find_media,
             on_credentials_changed=log,
             http=http,
             credential_cache=CredentialCache(),

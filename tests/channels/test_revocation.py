@@ -6,7 +6,9 @@ machine): X `POST https://api.x.com/2/oauth2/revoke` (form `token`, `token_type_
 `client_id`; HTTP Basic for a confidential client; docs.x.com OAuth 2.0), Mastodon
 `POST {instance}/oauth/revoke` (form `client_id`, `client_secret`, `token`;
 docs.joinmastodon.org methods/oauth), Bluesky `com.atproto.server.deleteSession` authorised by
-the refresh JWT (docs.bsky.app)."""
+the refresh JWT (docs.bsky.app), TikTok `POST https://open.tiktokapis.com/v2/oauth/revoke/`
+(form `client_key`, `client_secret`, `token`; developers.tiktok.com
+oauth-user-access-token-management)."""
 
 from __future__ import annotations
 
@@ -49,11 +51,14 @@ X_SECRET = f"x-app-secret-{uuid.uuid4().hex}"
 X_REVOKE = "https://api.x.com/2/oauth2/revoke"
 MASTODON = "https://mastodon.example"
 PDS = "https://morel.us-east.host.bsky.network"
+TIKTOK_KEY = "revocation-tiktok-key"
+TIKTOK_SECRET = f"tiktok-app-secret-{uuid.uuid4().hex}"
+TIKTOK_REVOKE = "https://open.tiktokapis.com/v2/oauth/revoke/"
 
 
 @pytest.fixture
 def settings(database_url: str, data_dir: Path) -> Settings:
-    """A deployment with a confidential X app."""
+    """A deployment with a confidential X app and a TikTok app."""
     return Settings(
         database_url=database_url,
         data_dir=data_dir,
@@ -61,6 +66,8 @@ def settings(database_url: str, data_dir: Path) -> Settings:
         redis_url=None,
         x_client_id=X_CLIENT,
         x_client_secret=SecretStr(X_SECRET),
+        tiktok_client_id=TIKTOK_KEY,
+        tiktok_client_secret=SecretStr(TIKTOK_SECRET),
     )
 
 
@@ -237,6 +244,43 @@ async def test_disconnecting_an_oauth_connected_mastodon_channel_revokes_its_tok
     assert await queued(runtime) == []
     audit = await disconnect_audit(runtime, channel_id)
     assert_never_said([token, app_secret], answer, logged(caplog), json.dumps(audit.changes))
+
+
+async def test_disconnecting_a_tiktok_channel_revokes_its_access_token(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    network: respx.MockRouter,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    access, refresh = secret("act.tiktok-access"), secret("rft.tiktok-refresh")
+    expires = int(utcnow().timestamp()) + 20 * 3600
+    channel_id = await connect(
+        runtime,
+        tenant,
+        "tiktok",
+        {"accessToken": access, "expiresAt": expires, "refreshToken": refresh, "openId": "o-1"},
+    )
+    revoke = network.post(TIKTOK_REVOKE).mock(return_value=httpx.Response(200, json={}))
+
+    answer = await disconnect(client, tenant, channel_id)
+    assert not revoke.called
+    [row] = await queued(runtime)
+    assert row.provider == "tiktok"
+    assert await revoke_disconnected_credentials(runtime) is True
+
+    [call] = revoke.calls
+    assert form(call.request) == {
+        "client_key": [TIKTOK_KEY],
+        "client_secret": [TIKTOK_SECRET],
+        "token": [access],
+    }
+    assert await queued(runtime) == []
+    audit = await disconnect_audit(runtime, channel_id)
+    assert_never_said(
+        [access, refresh, TIKTOK_SECRET], answer, logged(caplog), json.dumps(audit.changes)
+    )
 
 
 async def test_disconnecting_a_bluesky_channel_ends_its_session_with_the_refresh_token(

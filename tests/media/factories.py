@@ -69,6 +69,20 @@ def animated_bytes(fmt: str, frames: int, frame_ms: int, size: tuple[int, int] =
     return buffer.getvalue()
 
 
+def pdf_bytes(pages: int = 3, *, password: str | None = None) -> bytes:
+    """A real PDF of blank A4 pages, written by pypdf (optionally encrypted)."""
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=595, height=842)
+    if password is not None:
+        writer.encrypt(password, algorithm="RC4-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
 def h264_or_mpeg4() -> str:
     """libx264 when this FFmpeg build has it (not all do, it is GPL), else the built-in MPEG-4."""
     try:

@@ -25,6 +25,7 @@ IMAGE_LIMIT = 64 * KiB
 GIF_LIMIT = 32 * KiB
 VIDEO_LIMIT = 256 * KiB
 REQUEST_LIMIT = 512 * KiB
+DOCUMENT_LIMIT = 48 * KiB
 
 
 @pytest.fixture
@@ -35,6 +36,7 @@ def settings(settings: Settings) -> Settings:
             "media_max_gif_bytes": ByteSize(GIF_LIMIT),
             "media_max_video_bytes": ByteSize(VIDEO_LIMIT),
             "media_max_request_bytes": ByteSize(REQUEST_LIMIT),
+            "media_max_document_bytes": ByteSize(DOCUMENT_LIMIT),
         }
     )
 
@@ -70,6 +72,20 @@ async def test_image_over_its_limit_is_413_detected_while_streaming(
     assert body["errors"][0]["field"] == "files[0]"
     # Refused as soon as the limit was crossed: the rest of the body was never pulled.
     assert stream.sent <= IMAGE_LIMIT + 2 * stream.chunk_size
+    await assert_nothing_stored(runtime, tenant)
+
+
+async def test_pdf_over_the_document_limit_is_413(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+) -> None:
+    content = b"%PDF-1.7\n" + os.urandom(DOCUMENT_LIMIT)
+
+    response = await upload(client, tenant, [FormPart(content, "big.pdf", "application/pdf")])
+
+    assert response.status_code == 413
+    assert response.json()["detail"] == (
+        'File "big.pdf" exceeds the document size limit of 48 KiB.'
+    )
     await assert_nothing_stored(runtime, tenant)
 
 

@@ -69,9 +69,11 @@ def test_media_schema_has_the_contracts_fields(document: dict[str, Any]) -> None
         "frameRate",
         "videoCodec",
         "audioCodec",
+        "pageCount",
         "createdAt",
     }
-    assert schema["properties"]["kind"]["enum"] == ["image", "gif", "video"]
+    # `document` is an addition of version 1 (PDF, for LinkedIn document posts).
+    assert schema["properties"]["kind"]["enum"] == ["image", "gif", "video", "document"]
 
 
 def test_read_operations_are_documented(document: dict[str, Any]) -> None:

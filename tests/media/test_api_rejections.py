@@ -113,7 +113,8 @@ async def test_batch_with_one_unsupported_file_stores_nothing(
 ) -> None:
     parts = [
         FormPart(factories.png_bytes(), "good.png", "image/png"),
-        FormPart(b"%PDF-1.7\n" + bytes(5000), "doc.pdf", "application/pdf"),
+        # A PPTX (a ZIP): LinkedIn takes them, Pressroom does not (README "Media").
+        FormPart(b"PK\x03\x04" + bytes(5000), "deck.pptx", "application/vnd.ms-powerpoint"),
         FormPart(factories.jpeg_bytes(), "later.jpg", "image/jpeg"),
     ]
 

@@ -37,6 +37,7 @@ MEDIA_FIELDS = {
     "frameRate",
     "videoCodec",
     "audioCodec",
+    "pageCount",
     "createdAt",
 }
 
@@ -87,6 +88,7 @@ async def test_still_image_is_described_from_its_bytes(
         "frameRate": None,
         "videoCodec": None,
         "audioCodec": None,
+        "pageCount": None,
     }
     assert str(item["createdAt"]).endswith("Z")
 

@@ -262,7 +262,7 @@ async def test_batch_with_one_bad_file_stages_nothing(staging: Path) -> None:
     parts = [
         png_part("good-1.png"),
         FormPart(factories.mp4_bytes(), "good-2.mp4", "video/mp4"),
-        FormPart(b"%PDF-1.7\n" + bytes(5000), "bad.jpg", "image/jpeg"),
+        FormPart(b"PK\x03\x04" + bytes(5000), "bad.jpg", "image/jpeg"),
     ]
 
     with pytest.raises(PressroomError) as caught:

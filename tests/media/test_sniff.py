@@ -114,12 +114,13 @@ def test_other_iso_bmff_files_are_unsupported(content: bytes) -> None:
         b"",
         b"\xff\xd8",
         b"hello, this is a text file pretending to be a video\n",
-        b"%PDF-1.7\n",
+        b"PK\x03\x04\x14\x00",
+        b"%PDF-3.1\n",
         b"RIFF\x24\x00\x00\x00WAVEfmt ",
         b"BM" + bytes(60),
         b"\x00\x00\x00\x08junk" + bytes(8),
     ],
-    ids=["empty", "short-jpeg", "text", "pdf", "wav", "bmp", "unknown-atom"],
+    ids=["empty", "short-jpeg", "text", "zip", "pdf-3.1", "wav", "bmp", "unknown-atom"],
 )
 def test_anything_else_is_unsupported(content: bytes) -> None:
     assert sniff(content) is None

@@ -116,6 +116,7 @@ async def add_media(
     width: int | None = 1000,
     height: int | None = 1000,
     duration_seconds: float | None = None,
+    page_count: int | None = None,
 ) -> uuid.UUID:
     """An inspected media asset row, as the media domain stores one after an upload."""
     from pressroom.kit.ids import uuid7
@@ -133,6 +134,7 @@ async def add_media(
             width=width,
             height=height,
             duration_seconds=duration_seconds,
+            page_count=page_count,
             storage_key=f"test/{uuid.uuid4().hex}",
             created_at=datetime.now(UTC),
         )

@@ -209,3 +209,64 @@ async def test_a_youtube_title_over_100_graphemes_is_400_on_the_option(
     assert response.status_code == 400
     [error] = response.json()["errors"]
     assert (error["field"], error["code"]) == ("targets[0].options.title", "too_long")
+
+
+async def document(runtime: Runtime, tenant: Tenant, pages: int = 12, **facts: object) -> str:
+    shape: dict[str, object] = {
+        "kind": "document",
+        "mime_type": "application/pdf",
+        "width": None,
+        "height": None,
+        "page_count": pages,
+    }
+    return await image(runtime, tenant, **{**shape, **facts})
+
+
+async def test_a_linkedin_post_takes_one_pdf_document(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    linkedin = await connect_channel(runtime, tenant.organization_id, provider="linkedin")
+    pdf = await document(runtime, tenant, pages=300, size_bytes=100_000_000)
+    post = await create_post(client, tenant, post_body(linkedin, mediaIds=[pdf]))
+    assert post["targets"][0]["mediaIds"] == [pdf]
+
+
+async def test_a_document_is_alone_one_and_within_linkedins_pages_and_size(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    linkedin = await connect_channel(runtime, tenant.organization_id, provider="linkedin")
+    pdf, other = await document(runtime, tenant), await document(runtime, tenant)
+    assert await refused(
+        client, tenant, post_body(linkedin, mediaIds=[pdf, await image(runtime, tenant)])
+    ) == [("targets[0].mediaIds", "mixed_media")]
+    assert await refused(client, tenant, post_body(linkedin, mediaIds=[pdf, other])) == [
+        ("targets[0].mediaIds", "too_many")
+    ]
+    long = await document(runtime, tenant, pages=301)
+    big = await document(runtime, tenant, size_bytes=100_000_001)
+    assert await refused(client, tenant, post_body(linkedin, mediaIds=[long])) == [
+        ("targets[0].mediaIds[0]", "too_many_pages")
+    ]
+    assert await refused(client, tenant, post_body(linkedin, mediaIds=[big])) == [
+        ("targets[0].mediaIds[0]", "too_large")
+    ]
+
+
+async def test_networks_without_document_posts_refuse_a_document(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+):
+    pdf = await document(runtime, tenant)
+    for provider in ("x", "facebook", "instagram", "youtube", "pinterest", "sandbox"):
+        channel = await connect_channel(runtime, tenant.organization_id, provider=provider)
+        response = await client.post(
+            "/api/v1/posts",
+            json=post_body(channel, text="Read this", mediaIds=[pdf]),
+            headers=tenant.headers,
+        )
+        assert response.status_code == 400, response.text
+        errors = response.json()["errors"]
+        assert ("targets[0].mediaIds[0]", "unsupported_media_kind") in [
+            (e["field"], e["code"]) for e in errors
+        ], provider
+        [item] = [e for e in errors if e["field"] == "targets[0].mediaIds[0]"]
+        assert item["message"].startswith("is a document;")

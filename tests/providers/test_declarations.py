@@ -43,6 +43,7 @@ MEDIA_MIME_TYPES = {
     "video/mp4",
     "video/quicktime",
     "video/webm",
+    "application/pdf",  # documents, an addition (LinkedIn)
 }
 # Contract section 7: the text rule of every content kind of each network.
 TEXT_RULES: dict[str, dict[str, Any]] = {
@@ -202,6 +203,7 @@ def test_sandbox_is_configured_post_of_300_graphemes_with_4_images_or_1_video() 
         "maxDurationSeconds": None,
         "aspectRatios": None,
         "exclusive": True,
+        "maxPages": None,
     }
     assert sandbox["capabilities"] == {
         "threads": True,

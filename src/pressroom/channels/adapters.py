@@ -29,7 +29,7 @@ from pressroom.providers.adapter import (
 from pressroom.providers.bluesky.media import MediaDimensions
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.credentials import CredentialsChanged
-from pressroom.providers.http import MediaReader
+from pressroom.providers.http import MediaLookup, MediaReader
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -75,6 +75,7 @@ def adapter_services(runtime: Runtime, organization_id: uuid.UUID) -> registry.A
         media_dimensions=_media_dimensions(runtime, organization_id),
         store_credentials=_credentials_store(runtime),
         media_url=public_url_maker(runtime, organization_id),
+        find_media=_media_lookup(runtime, organization_id),
     )
 
 
@@ -85,6 +86,17 @@ def _media_reader(runtime: Runtime) -> MediaReader:
         return storage.open_read(item.storage_key)
 
     return read
+
+
+def _media_lookup(runtime: Runtime, organization_id: uuid.UUID) -> MediaLookup:
+    """The organization's media item of an id (a custom thumbnail an option names)."""
+
+    async def find(media_id: uuid.UUID) -> MediaItem | None:
+        async with runtime.sessions() as session:
+            items = await media.media_items(session, organization_id, [media_id])
+        return items.get(media_id)
+
+    return find
 
 
 def _media_dimensions(runtime: Runtime, organization_id: uuid.UUID) -> MediaDimensions:

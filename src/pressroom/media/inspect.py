@@ -2,7 +2,8 @@
 
 A file whose first bytes look right can still be truncated, corrupt or hostile (a decompression
 bomb). The networks decode what we forward, so we decode it first: Pillow for images, FFmpeg through
-PyAV for video. Anything that does not decode is `UnprocessableMedia` (422 `unprocessable_media`).
+PyAV for video, pypdf for PDF documents (documents.py: structure and page count). Anything that
+does not decode is `UnprocessableMedia` (422 `unprocessable_media`).
 
 Decoding is bounded before it starts. Dimensions and frame counts are read from headers and frame
 structure, without decoding pixels; a file whose decoding would cost more than the budget
@@ -31,6 +32,7 @@ from av.video.codeccontext import VideoCodecContext
 from av.video.stream import VideoStream
 from PIL import Image
 
+from pressroom.media.documents import UnreadableDocument, pdf_page_count
 from pressroom.media.sniff import MediaKind, Sniffed
 
 # Contract section 7: more than 100 megapixels is a decompression bomb, for images and video frames.
@@ -120,14 +122,16 @@ class MediaInfo:
 
     kind: MediaKind
     mime_type: str
-    width: int
-    height: int
-    duration_seconds: float | None
-    frame_rate: float | None
-    video_codec: str | None
-    audio_codec: str | None
-    animated: bool
-    frame_count: int | None
+    # None for documents, whose pages may each have their own size.
+    width: int | None
+    height: int | None
+    duration_seconds: float | None = None
+    frame_rate: float | None = None
+    video_codec: str | None = None
+    audio_codec: str | None = None
+    animated: bool = False
+    frame_count: int | None = None
+    page_count: int | None = None
 
 
 def inspect_file(path: Path, sniffed: Sniffed, limits: DecodeLimits | None = None) -> MediaInfo:
@@ -137,9 +141,19 @@ def inspect_file(path: Path, sniffed: Sniffed, limits: DecodeLimits | None = Non
     if path.stat().st_size == 0:
         raise UnprocessableMedia("the file is empty")
     deadline = _Deadline(limits.timeout_seconds)
+    if sniffed.kind == "document":
+        return _inspect_document(path, sniffed)
     if sniffed.kind == "video":
         return _inspect_video(path, sniffed, deadline)
     return _inspect_image(path, sniffed, limits, deadline)
+
+
+def _inspect_document(path: Path, sniffed: Sniffed) -> MediaInfo:
+    try:
+        pages = pdf_page_count(path)
+    except UnreadableDocument as exc:
+        raise UnprocessableMedia(str(exc)) from exc
+    return MediaInfo(sniffed.kind, sniffed.mime_type, None, None, page_count=pages)
 
 
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (

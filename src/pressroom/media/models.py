@@ -18,7 +18,7 @@ class MediaAsset(IdMixin, Base):
     organization_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("organizations.id", ondelete="CASCADE")
     )
-    kind: Mapped[str] = mapped_column(String(16))  # image | gif | video
+    kind: Mapped[str] = mapped_column(String(16))  # image | gif | video | document
     mime_type: Mapped[str] = mapped_column(String(64))
     filename: Mapped[str] = mapped_column(String(255))
     size_bytes: Mapped[int] = mapped_column(BigInteger)
@@ -30,6 +30,8 @@ class MediaAsset(IdMixin, Base):
     video_codec: Mapped[str | None] = mapped_column(String(32))
     audio_codec: Mapped[str | None] = mapped_column(String(32))
     animated: Mapped[bool] = mapped_column(default=False)
+    # Documents only: the PDF's pages, read at upload.
+    page_count: Mapped[int | None] = mapped_column()
     storage_key: Mapped[str] = mapped_column(String(512))
     created_by: Mapped[uuid.UUID | None] = mapped_column()
     created_at: Mapped[datetime] = mapped_column()

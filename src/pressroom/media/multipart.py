@@ -58,9 +58,16 @@ class UploadLimits:
     video_bytes: int = 1 * GiB
     request_bytes: int = 2 * GiB
     max_files: int = 10
+    # LinkedIn, the network that takes documents, takes them up to 100 MB (Documents API).
+    document_bytes: int = 100 * 1000 * 1000
 
     def for_kind(self, kind: MediaKind) -> int:
-        return {"image": self.image_bytes, "gif": self.gif_bytes, "video": self.video_bytes}[kind]
+        return {
+            "image": self.image_bytes,
+            "gif": self.gif_bytes,
+            "video": self.video_bytes,
+            "document": self.document_bytes,
+        }[kind]
 
 
 @dataclass(frozen=True)
@@ -215,6 +222,12 @@ def format_size(size: int) -> str:
     return f"{size} bytes"
 
 
+def _claims_pdf(part: _Part) -> bool:
+    """Whether the client said the part is a PDF, by its Content-Type or its file name."""
+    declared = (part.declared or "").split(";", 1)[0].strip().lower()
+    return declared == "application/pdf" or part.filename.lower().endswith(".pdf")
+
+
 def _malformed(reason: str) -> PressroomError:
     return field_error(FIELD_NAME, "malformed", f"The multipart body is malformed: {reason}.")
 
@@ -359,7 +372,7 @@ class _Receiver:
         whose type is not known yet (it may begin in the very next bytes). Read by the event
         loop while a worker parses: the counts may lag, never run ahead."""
         limits = self.limits
-        room = min(limits.image_bytes, limits.gif_bytes, limits.video_bytes)
+        room = min(limits.image_bytes, limits.gif_bytes, limits.video_bytes, limits.document_bytes)
         part = self.current
         if part is not None and part.sniffed is not None:
             room = min(room, limits.for_kind(part.sniffed.kind) - part.size)
@@ -367,20 +380,33 @@ class _Receiver:
 
     def sniff(self, part: _Part) -> Sniffed:
         sniffed = sniff(bytes(part.head))
+        if sniffed is None and _claims_pdf(part):
+            # An accepted type, claimed (by its Content-Type or name), that the bytes do not
+            # bear out: not an unsupported type but a broken or mislabelled file.
+            raise file_error(
+                "unprocessable_media",
+                part.index,
+                part.filename,
+                "undecodable",
+                "is declared a PDF but is not one: it does not start with a PDF header "
+                "(%PDF-1.x or %PDF-2.0)",
+            )
         if sniffed is None:
             raise file_error(
                 "unsupported_media_type",
                 part.index,
                 part.filename,
                 "unsupported_type",
-                "is not JPEG, PNG, WebP, GIF, MP4, QuickTime or WebM",
+                "is not JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM or PDF",
             )
         return sniffed
 
     def check_size(self, part: _Part, sniffed: Sniffed) -> None:
         limit = self.limits.for_kind(sniffed.kind)
         if part.size > limit:
-            label = {"image": "image", "gif": "GIF", "video": "video"}[sniffed.kind]
+            label = {"image": "image", "gif": "GIF", "video": "video", "document": "document"}[
+                sniffed.kind
+            ]
             raise file_error(
                 "payload_too_large",
                 part.index,

@@ -46,7 +46,7 @@ router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Media"])
 
 MediaId = Annotated[uuid.UUID, Path(alias="mediaId", description="The asset's id.")]
 
-_ACCEPTED = "JPEG, PNG, WebP, GIF, MP4, QuickTime (.mov) and WebM"
+_ACCEPTED = "JPEG, PNG, WebP, GIF, MP4, QuickTime (.mov), WebM and PDF"
 ACCEPTED_TYPES = (
     "image/jpeg",
     "image/png",
@@ -55,6 +55,7 @@ ACCEPTED_TYPES = (
     "video/mp4",
     "video/quicktime",
     "video/webm",
+    "application/pdf",
 )
 
 # The body is read by our streaming parser, not by FastAPI, so it is declared here by hand:
@@ -97,19 +98,25 @@ The response lists the assets in the order of the parts.
 
 The request is streamed: each file is written to staging while it arrives, hashed (SHA-256)
 on the way, and refused with **413** `payload_too_large` as soon as it crosses its size limit
-(defaults: images 20 MiB, GIF 15 MiB, video 1 GiB, the whole request 2 GiB; configurable).
+(defaults: images 20 MiB, GIF 15 MiB, video 1 GiB, PDF documents 100 MB, the whole request
+2 GiB; configurable).
 A declared `Content-Length` over the request limit is refused before any byte is read.
 
 The type is recognised from the bytes, never from the declared Content-Type or file name:
 {_ACCEPTED}. Anything else is **415** `unsupported_media_type`, as is a request that is not
 `multipart/form-data`. Every file is then decoded: an empty, truncated or corrupt file, or a
-video without a video stream is **422** `unprocessable_media` (field error code
-`undecodable`). Decoding is bounded and judged from headers and frame structure before any
-pixel is decoded: an image (or video frame) over 100 megapixels, an animation whose canvas is
-over 25 megapixels or with more than 10,000 frames, frames x canvas pixels over the decoding
-budget (default 300 million), or decoding that takes longer than its time limit (default 30 s)
-is **422** `unprocessable_media` with field error code `decoding_limit` and a reason naming the
-limit. Zero files, more than 10, or any other form field is **400**.
+video without a video stream is **422** `unprocessable_media` (field error code `undecodable`).
+A PDF (kind `document`) must start with its header (`%PDF-1.x` or `%PDF-2.0`), end with its
+trailer (`startxref` and `%%EOF` in the last 1024 bytes), be readable through its
+cross-reference data to its page tree, have at least one page and no password; else it is
+**422** `undecodable` with the reason, as is a part declared `application/pdf` (or named
+`*.pdf`) whose bytes are no PDF. Its pages are counted (`pageCount`). Decoding is bounded and
+judged from headers and frame structure before any pixel is decoded: an image (or video frame)
+over 100 megapixels, an animation whose canvas is over 25 megapixels or with more than 10,000
+frames, frames x canvas pixels over the decoding budget (default 300 million), or decoding that
+takes longer than its time limit (default 30 s) is **422** `unprocessable_media` with field
+error code `decoding_limit` and a reason naming the limit. Zero files, more than 10, or any
+other form field is **400**.
 
 All or nothing: if one file is refused, nothing is stored. Errors about a file name it in
 `detail` and in `errors[0].field` as `files[i]` (0-based part index).

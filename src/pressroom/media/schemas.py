@@ -14,13 +14,14 @@ class Media(APIModel):
     """An uploaded asset, described by decoding its bytes (never by what the client declared)."""
 
     id: uuid.UUID
-    kind: Literal["image", "gif", "video"] = Field(
+    kind: Literal["image", "gif", "video", "document"] = Field(
         description="`gif` for GIF files (animated or not); other still or animated images are "
-        "`image`."
+        "`image`; PDF files are `document` (an addition to version 1, for LinkedIn document "
+        "posts: clients should accept kinds they do not know)."
     )
     mime_type: str = Field(
         description="The type the bytes proved: image/jpeg, image/png, image/webp, image/gif, "
-        "video/mp4, video/quicktime or video/webm.",
+        "video/mp4, video/quicktime, video/webm or application/pdf.",
         examples=["image/png"],
     )
     filename: str = Field(
@@ -33,8 +34,12 @@ class Media(APIModel):
         description="Lowercase hex SHA-256 of the bytes; also the `ETag` of getMediaContent.",
         pattern="^[0-9a-f]{64}$",
     )
-    width: int | None = Field(description="Pixels (of the first frame for animations).")
-    height: int | None = Field(description="Pixels (of the first frame for animations).")
+    width: int | None = Field(
+        description="Pixels (of the first frame for animations); null for documents."
+    )
+    height: int | None = Field(
+        description="Pixels (of the first frame for animations); null for documents."
+    )
     duration_seconds: float | None = Field(
         description="Video duration, or the total frame time of an animated image; null for "
         "still images."
@@ -50,6 +55,9 @@ class Media(APIModel):
         description="FFmpeg's codec name of the first audio stream (aac, opus, ...); null when "
         "there is none.",
         examples=["aac"],
+    )
+    page_count: int | None = Field(
+        description="The pages of a `document`, read from its page tree; null for other kinds.",
     )
     created_at: UTCDatetime
 

@@ -41,11 +41,17 @@ _EXTENSIONS = {
     "video/mp4": ".mp4",
     "video/quicktime": ".mov",
     "video/webm": ".webm",
+    "application/pdf": ".pdf",
 }
 # Other spellings of a type's extension that a client's file name may keep when it is served.
 _ALIASES = {"image/jpeg": (".jpeg", ".jpe"), "video/quicktime": (".qt",)}
 _COLLECTION = "media"
-_KINDS: dict[str, MediaKind] = {"image": "image", "gif": "gif", "video": "video"}
+_KINDS: dict[str, MediaKind] = {
+    "image": "image",
+    "gif": "gif",
+    "video": "video",
+    "document": "document",
+}
 
 
 def storage_for(settings: Settings) -> MediaStorage:
@@ -73,6 +79,7 @@ def upload_limits(settings: Settings) -> UploadLimits:
         image_bytes=int(settings.media_max_image_bytes),
         gif_bytes=int(settings.media_max_gif_bytes),
         video_bytes=int(settings.media_max_video_bytes),
+        document_bytes=int(settings.media_max_document_bytes),
         request_bytes=int(settings.media_max_request_bytes),
     )
 
@@ -164,6 +171,7 @@ def media_facts(asset: MediaAsset) -> MediaFacts:
         width=asset.width,
         height=asset.height,
         duration_seconds=asset.duration_seconds,
+        page_count=asset.page_count,
     )
 
 
@@ -184,6 +192,7 @@ def _media_item(asset: MediaAsset) -> MediaItem:
         mime_type=asset.mime_type,
         size_bytes=asset.size_bytes,
         storage_key=asset.storage_key,
+        filename=asset.filename,
     )
 
 

@@ -1,8 +1,9 @@
 """Recognise an upload's real type from its first bytes (magic numbers), never from its name.
 
 The declared Content-Type and the filename are chosen by the client and prove nothing; the bytes are
-what the decoders and the networks will see. Only the formats of contract section 7 are recognised:
-anything else is `None`, which the upload route answers with 415.
+what the decoders and the networks will see. Only the formats of contract section 7 are recognised,
+and PDF documents (an addition, for LinkedIn's document posts): anything else is `None`, which
+the upload route answers with 415.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-MediaKind = Literal["image", "gif", "video"]
+MediaKind = Literal["image", "gif", "video", "document"]
 
 # Every signature below fits in the first 32 bytes except WebM's, whose DocType sits inside the EBML
 # header. Writers put it within the first ~40 bytes, but the header may legally carry Void or CRC
@@ -33,6 +34,12 @@ GIF = Sniffed("image/gif", "gif")
 MP4 = Sniffed("video/mp4", "video")
 QUICKTIME = Sniffed("video/quicktime", "video")
 WEBM = Sniffed("video/webm", "video")
+PDF = Sniffed("application/pdf", "document")
+
+# ISO 32000-1 section 7.5.2: a PDF's first line is its header, `%PDF-` and the version (1.0 to
+# 1.7, or 2.0 in ISO 32000-2). Readers tolerate bytes before it; we do not: a file that starts
+# otherwise is refused rather than guessed at.
+_PDF_HEADER = b"%PDF-"
 
 # ISO-BMFF brands that mean "an MP4 a video decoder can read" (ISO/IEC 14496-12 and -14, Apple's
 # M4V, DASH segments). `M4A ` is deliberately included through `isom`: audio-only files sniff as MP4
@@ -61,6 +68,7 @@ _IMAGE_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"mif1", b"msf1",
 # Pre-`ftyp` QuickTime files (before 2001) start directly with one of these atoms.
 _CLASSIC_QUICKTIME_ATOMS = frozenset({b"moov", b"mdat", b"wide", b"pnot"})
 
+_PDF_VERSIONS = frozenset({b"1.0", b"1.1", b"1.2", b"1.3", b"1.4", b"1.5", b"1.6", b"1.7", b"2.0"})
 _EBML_MAGIC = b"\x1a\x45\xdf\xa3"
 _EBML_DOCTYPE_ID = 0x4282
 
@@ -76,6 +84,8 @@ def sniff(head: bytes) -> Sniffed | None:
     # RIFF container whose form type is WEBP and whose first chunk is a VP8 flavour.
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and head[12:15] == b"VP8":
         return WEBP
+    if head.startswith(_PDF_HEADER) and head[5:8] in _PDF_VERSIONS:
+        return PDF
     if head.startswith(_EBML_MAGIC):
         return WEBM if _ebml_doctype(head) == b"webm" else None
     return _sniff_iso_bmff(head)

@@ -146,6 +146,7 @@ def _asset(uploader: Uploader, staged: StagedFile, info: MediaInfo, now: datetim
         video_codec=info.video_codec[:32] if info.video_codec else None,
         audio_codec=info.audio_codec[:32] if info.audio_codec else None,
         animated=info.animated,
+        page_count=info.page_count,
         storage_key=storage_key(uploader.organization_id, asset_id, info.mime_type),
         created_by=uploader.member_id,
         created_at=now,

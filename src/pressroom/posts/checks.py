@@ -7,7 +7,7 @@ field the client wrote (`tags[2]`, `scheduledAt`, `targets[1].text`, `mediaIds[0
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,7 +18,8 @@ from pressroom.media import service as media_service
 from pressroom.posts.drafts import ResolvedTarget, TargetDraft
 from pressroom.posts.schemas import MAX_LABEL_LENGTH
 from pressroom.providers.declarations import channel_declaration
-from pressroom.providers.validation import validate_target
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.validation import MediaFacts, option_media_ids, validate_target
 
 
 def check_labels(name: str, values: Sequence[str], *, allow_commas: bool) -> list[FieldError]:
@@ -129,8 +130,31 @@ async def resolve_targets(
             draft.options,
             draft.name,
             simulated=channel.simulated,
+            option_media=await _option_media(
+                session, organization_id, declaration.content_kind(kind), draft.options
+            ),
         )
     return resolved
+
+
+async def _option_media(
+    session: AsyncSession,
+    organization_id: uuid.UUID,
+    kind: ContentKind | None,
+    options: Mapping[str, object],
+) -> dict[str, MediaFacts]:
+    """The organization's media that the target's `mediaId` options name (YouTube's
+    thumbnail), by lowercase id; ids that name nothing are left out (validation says so)."""
+    ids = set()
+    for value in option_media_ids(kind.options if kind else [], options):
+        try:
+            ids.add(uuid.UUID(value))
+        except ValueError:
+            continue
+    if not ids:
+        return {}
+    assets = await media_service.get_assets(session, organization_id, list(ids))
+    return {str(i): media_service.media_facts(asset) for i, asset in assets.items()}
 
 
 def _unknown_media(

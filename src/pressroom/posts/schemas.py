@@ -192,8 +192,10 @@ class TargetError(APIModel):
     """Why the last attempt failed. `retryable` says whether the kind of error is
     transient (a later attempt may succeed), not whether Pressroom will try again: a
     target in `publishing` will be retried, one in `failed` will not. On a `published`
-    target, an error means the post is live but its first comment (`options.firstComment`)
-    was refused: the target stays published and nothing is retried."""
+    target, an error is a warning: the post is live but its first comment
+    (`options.firstComment`) was refused, or (YouTube) its custom thumbnail
+    (`options.thumbnailMediaId`) was not set; the target stays published and nothing is
+    retried."""
 
     code: str = Field(
         description="`auth_expired`, `rate_limited`, `media_rejected`, `text_rejected`, "

@@ -74,10 +74,12 @@ class ChannelContext:
 @dataclass(frozen=True)
 class MediaItem:
     id: uuid.UUID
-    kind: str  # image | gif | video
+    kind: str  # image | gif | video | document
     mime_type: str
     size_bytes: int
     storage_key: str
+    # The name the file was uploaded under (LinkedIn titles a document with it).
+    filename: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,9 @@ class PublishResult:
     # The post is live but its first comment (`options.firstComment`) was refused: why. It is
     # recorded on the published target and never retried (a retry could only post it again).
     comment_error: ProviderError | None = None
+    # The post is live but something the target asked for with it was not done (YouTube: its
+    # custom thumbnail): why. Recorded on the published target like `comment_error`.
+    warning: ProviderError | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import math
 import re
 import secrets
 import time
+import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ __all__ = [
 # Media bytes come from the media domain, through a callable the caller injects (the adapter
 # never knows where files are stored): `read_media(item)` yields the stored file's bytes.
 MediaReader = Callable[[MediaItem], AsyncIterator[bytes]]
+# The channel's organization's media item of an id, or None when it names none: for media an
+# option names besides the target's own (YouTube's custom thumbnail), `await find_media(id)`.
+MediaLookup = Callable[[uuid.UUID], Awaitable[MediaItem | None]]
 # A signed, expiring public URL of a stored asset, for networks that fetch media from a URL
 # (Instagram, Threads, Facebook video, Pinterest, TikTok's pull-from-URL): `await media_url(item)`.
 PublicMediaUrl = Callable[[MediaItem], Awaitable[str]]

@@ -39,7 +39,7 @@ from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
 from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
 from pressroom.providers.facebook import FacebookAdapter
-from pressroom.providers.http import MediaReader, PublicMediaUrl
+from pressroom.providers.http import MediaLookup, MediaReader, PublicMediaUrl
 from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
 from pressroom.providers.linkedin import CONNECTOR as LINKEDIN_CONNECTOR
 from pressroom.providers.linkedin import LinkedInAdapter
@@ -74,6 +74,9 @@ class AdapterServices:
     # Signed public links to the organization's media, for networks that fetch media from a
     # URL; None where this process cannot make them.
     media_url: PublicMediaUrl | None = None
+    # The organization's media item of an id, for media an option names besides the target's
+    # own (YouTube's custom thumbnail); None where this process cannot read the library.
+    find_media: MediaLookup | None = None
 
 
 # provider id -> factory of its real adapter, built per call around the process's shared parts.
@@ -154,6 +157,7 @@ def _youtube(channel: ChannelContext, services: AdapterServices) -> ProviderAdap
     return YouTubeAdapter(
         app=oauth_app(services.settings, "youtube"),
         read_media=services.read_media,
+        find_media=services.find_media,
         on_credentials_changed=services.store_credentials,
         http=services.http(),
     )

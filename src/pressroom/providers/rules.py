@@ -31,6 +31,7 @@ GIF = "image/gif"
 MP4 = "video/mp4"
 MOV = "video/quicktime"
 WEBM = "video/webm"
+PDF = "application/pdf"
 
 MINUTE = 60.0
 HOUR = 60 * MINUTE
@@ -43,6 +44,7 @@ def media_rule(
     image: MediaKindRule | None = None,
     gif: MediaKindRule | None = None,
     video: MediaKindRule | None = None,
+    document: MediaKindRule | None = None,
 ) -> MediaRule:
     """A media rule whose summary fields are computed from its per-kind rules."""
     kinds: dict[MediaKind, MediaKindRule] = {}
@@ -52,6 +54,8 @@ def media_rule(
         kinds["gif"] = gif
     if video is not None:
         kinds["video"] = video
+    if document is not None:
+        kinds["document"] = document
     rules = list(kinds.values())
     mime_types = [mime for rule in rules for mime in rule.mime_types]
     sizes = [rule.max_bytes for rule in rules]

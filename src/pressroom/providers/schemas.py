@@ -13,7 +13,7 @@ from pydantic import ConfigDict
 from pressroom.kit.schema import APIModel
 from pressroom.providers.text import TextUnit
 
-MediaKind = Literal["image", "gif", "video"]
+MediaKind = Literal["image", "gif", "video", "document"]
 Connection = Literal["oauth2", "app_password", "access_token", "none"]
 MetricKey = Literal[
     "impressions", "reach", "views", "likes", "comments", "shares", "saves", "clicks"
@@ -43,7 +43,8 @@ class TextRule(DeclarationModel):
 
 
 class MediaKindRule(DeclarationModel):
-    """What one kind of media (image, GIF or video) must satisfy on one content kind."""
+    """What one kind of media (image, GIF, video or document) must satisfy on one content
+    kind."""
 
     max_items: int
     mime_types: list[str]
@@ -54,6 +55,8 @@ class MediaKindRule(DeclarationModel):
     aspect_ratios: list[str] | None = None
     # Must be the only kind of media on the target (X: a video or a GIF stands alone).
     exclusive: bool = False
+    # Documents: the most pages (LinkedIn: 300).
+    max_pages: int | None = None
 
 
 def ratio_value(ratio: str) -> float:
@@ -80,7 +83,9 @@ class MediaRule(DeclarationModel):
     kinds: dict[MediaKind, MediaKindRule]
 
 
-OptionType = Literal["string", "integer", "boolean", "enum", "text", "textList", "mediaTexts"]
+OptionType = Literal[
+    "string", "integer", "boolean", "enum", "text", "textList", "mediaTexts", "mediaId"
+]
 
 
 class OptionRule(DeclarationModel):
@@ -92,7 +97,9 @@ class OptionRule(DeclarationModel):
     list of at most ``maxItems`` non-empty texts, each held to the content kind's text rule
     (a thread's follow-up posts); ``mediaTexts``, one text per media item of the target (alt
     texts), either a list in media order (``null`` or ``""`` for none) or an object keyed by
-    media id, each at most ``maxLength`` in ``unit``.
+    media id, each at most ``maxLength`` in ``unit``; ``mediaId``, the id of one media item of
+    the organization's library (not one of the target's media) that meets ``media``, the rule of
+    each kind of media it may be (YouTube's custom thumbnail).
     """
 
     name: str
@@ -114,6 +121,8 @@ class OptionRule(DeclarationModel):
     minimum: int | None = None
     # textList: the most items.
     max_items: int | None = None
+    # mediaId: what the named media item must be, per kind; a kind that is absent is refused.
+    media: dict[MediaKind, MediaKindRule] | None = None
 
 
 class ContentKind(DeclarationModel):

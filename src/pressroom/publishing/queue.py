@@ -323,9 +323,10 @@ async def _emit_settled(
 
 
 def _published_values(result: PublishResult) -> dict[str, Any]:
-    """A published target; its error says why its first comment was not posted, if it was
-    refused (the post is live: never a failure, never retried)."""
-    refusal = result.comment_error
+    """A published target; its error says why its first comment was not posted, or something
+    else asked for with it was not done (a YouTube thumbnail), if it was refused (the post is
+    live: never a failure, never retried)."""
+    refusal = result.comment_error or result.warning
     return {
         "status": "published",
         "published_at": result.published_at,

@@ -1,5 +1,6 @@
 """The LinkedIn adapter: posts as a member or a Page, with text, a link (article), one or
-several images, or one video; a first comment; deletion; metrics; the channel's health.
+several images, one video or one document (a PDF); a first comment; deletion; metrics; the
+channel's health.
 
 Retries: LinkedIn's Posts API takes no idempotency key, but it refuses an identical post made
 again with 422 "Content is a duplicate of urn:li:share:…". A publish retried after a crash
@@ -111,6 +112,8 @@ class LinkedInAdapter(HttpAdapter):
         items = request.media
         if not items:
             return posts.article(request.options)
+        if any(item.kind == "document" for item in items):
+            return {"media": await self._document(session, request)}
         if any(item.kind == "video" for item in items):
             if len(items) != 1:
                 raise ProviderError("invalid_request", "A LinkedIn post holds one video alone.")
@@ -132,6 +135,19 @@ class LinkedInAdapter(HttpAdapter):
         if len(images) == 1:
             return {"media": images[0]}
         return {"multiImage": {"images": images}}
+
+    async def _document(self, session: LinkedInSession, request: PublishRequest) -> dict[str, Any]:
+        """`content.media` of a document post: the uploaded document and its title
+        (`options.documentTitle`, else the file name without its extension)."""
+        if len(request.media) != 1:
+            raise ProviderError("invalid_request", "A LinkedIn post holds one document alone.")
+        item = request.media[0]
+        document = await media.upload_document(session, self._read_media, item, self._polling)
+        title = request.options.get("documentTitle")
+        if not isinstance(title, str) or not title.strip():
+            stem, dot, _ = item.filename.rpartition(".")
+            title = (stem if dot and stem else item.filename) or "Document"
+        return {"id": document, "title": title[:400]}
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         """`DELETE /rest/posts/{urn}`; a post already gone counts as deleted."""

@@ -8,6 +8,7 @@ from pressroom.providers.rules import (
     MB,
     MINUTE,
     MP4,
+    PDF,
     PNG,
     alt_texts_option,
     first_comment_option,
@@ -28,7 +29,10 @@ from pressroom.providers.schemas import (
 # limit (Images API, .../community-management/shares/images-api). A post holds one image or a
 # MultiImage of 2 to 20 (.../community-management/shares/multiimage-post-api), or one video:
 # MP4, 75 KB to 500 MB, 3 seconds to 30 minutes, aspect ratio 1:2.4 to 2.4:1 (Videos API,
-# .../community-management/shares/videos-api).
+# .../community-management/shares/videos-api). Or one document: "The file size cannot exceed
+# 100MB and 300 pages"; LinkedIn also takes PPT, PPTX, DOC and DOCX, which Pressroom's library
+# does not hold (their pages cannot be counted without laying them out), so PDF alone
+# (Documents API, .../community-management/shares/documents-api).
 DECLARATION = ProviderDeclaration(
     id="linkedin",
     name="LinkedIn",
@@ -52,6 +56,13 @@ DECLARATION = ProviderDeclaration(
                     min_duration_seconds=3,
                     max_duration_seconds=30 * MINUTE,
                     aspect_ratios=["1:2.4", "2.4:1"],
+                    exclusive=True,
+                ),
+                document=MediaKindRule(
+                    max_items=1,
+                    mime_types=[PDF],
+                    max_bytes=100 * MB,
+                    max_pages=300,
                     exclusive=True,
                 ),
             ),
@@ -86,6 +97,13 @@ DECLARATION = ProviderDeclaration(
                     type="string",
                     max_length=400,  # MediaContent title
                     description="The title shown with a video.",
+                ),
+                OptionRule(
+                    name="documentTitle",
+                    type="string",
+                    max_length=400,  # MediaContent title
+                    description="The title shown over a document (a PDF); the document's file "
+                    "name without its extension when absent.",
                 ),
                 # MediaContent altText: up to 4086 characters (Posts API).
                 alt_texts_option(4086, "graphemes"),

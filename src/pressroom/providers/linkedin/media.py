@@ -11,6 +11,11 @@ Videos (.../shares/videos-api): `POST /rest/videos?action=initializeUpload` with
 `ETag` kept; `POST /rest/videos?action=finalizeUpload` with the video, the token and the ETags
 in order (`uploadedPartIds`); then `GET /rest/videos/{urn}` until `status` is `AVAILABLE`
 (`PROCESSING_FAILED` names its `processingFailureReason`), within a bounded budget.
+
+Documents (.../shares/documents-api): `POST /rest/documents?action=initializeUpload` with the
+owner answers `{"value": {"uploadUrl", "uploadUrlExpiresAt", "document": "urn:li:document:…"}}`;
+the PDF goes in one `PUT` to `uploadUrl`; then `GET /rest/documents/{urn}` until `status` is
+`AVAILABLE` (`PROCESSING`, `WAITING_UPLOAD` wait; `PROCESSING_FAILED` fails), as for videos.
 """
 
 from __future__ import annotations
@@ -61,14 +66,21 @@ async def upload_image(session: LinkedInSession, read_media: MediaReader, item: 
     action = "starting an image upload"
     body = await _initialize(session, "images", action)
     upload_url, image = str(_value(body, "uploadUrl", action)), str(_value(body, "image", action))
+    await _put_file(session, read_media, item, upload_url, "uploading an image")
+    return image
+
+
+async def _put_file(
+    session: LinkedInSession, read_media: MediaReader, item: MediaItem, url: str, action: str
+) -> None:
+    """The stored file, streamed in one `PUT` to the upload URL LinkedIn gave."""
     await session.call(
         "PUT",
-        upload_url,
-        "uploading an image",
+        url,
+        action,
         headers={"Content-Type": item.mime_type, "Content-Length": str(item.size_bytes)},
         body=lambda: sized_stream(read_media(item), item.size_bytes),
     )
-    return image
 
 
 async def upload_video(
@@ -101,8 +113,21 @@ async def upload_video(
             }
         },
     )
-    await _until_available(session, video, polling)
+    await _until_available(session, "videos", video, polling)
     return video
+
+
+async def upload_document(
+    session: LinkedInSession, read_media: MediaReader, item: MediaItem, polling: Polling
+) -> str:
+    """The `urn:li:document:…` of `item` (a PDF), uploaded and processed."""
+    action = "starting a document upload"
+    body = await _initialize(session, "documents", action)
+    upload_url = str(_value(body, "uploadUrl", action))
+    document = str(_value(body, "document", action))
+    await _put_file(session, read_media, item, upload_url, "uploading the document")
+    await _until_available(session, "documents", document, polling)
+    return document
 
 
 async def _put_parts(
@@ -139,20 +164,26 @@ def _constant(data: bytes) -> Callable[[], bytes]:
     return lambda: data
 
 
-async def _until_available(session: LinkedInSession, video: str, polling: Polling) -> None:
+async def _until_available(
+    session: LinkedInSession, resource: str, urn: str, polling: Polling
+) -> None:
+    """Poll `GET /rest/{resource}/{urn}` (videos, documents) until LinkedIn has processed it."""
+    what = resource.removesuffix("s")
     waited = 0.0
     while True:
-        body = await session.call("GET", f"/rest/videos/{encoded(video)}", "checking the video")
+        body = await session.call("GET", f"/rest/{resource}/{encoded(urn)}", f"checking the {what}")
         status = body.get("status")
         if status == "AVAILABLE":
             return
         if status == "PROCESSING_FAILED":
             reason = body.get("processingFailureReason") or "no reason given"
-            raise ProviderError("media_rejected", f"LinkedIn could not process the video: {reason}")
+            raise ProviderError(
+                "media_rejected", f"LinkedIn could not process the {what}: {reason}"
+            )
         if waited >= polling.budget:
             raise ProviderError(
                 "timeout",
-                f"LinkedIn was still processing the video ({status}) after {int(waited)} s; "
+                f"LinkedIn was still processing the {what} ({status}) after {int(waited)} s; "
                 "the publish will be retried.",
             )
         await polling.sleep(polling.interval)

@@ -3,8 +3,8 @@ https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares
 
 `POST /rest/posts` with `author`, `commentary` (little text, commentary.py), `visibility`,
 `distribution` (the main feed, no targeting), `lifecycleState: PUBLISHED` and, for media or a
-link, `content`: `{"media": {"id", "altText"}}` for one image or a video, `{"multiImage":
-{"images": [{"id", "altText"}, ...]}}` for 2 to 20 images
+link, `content`: `{"media": {"id", "altText"}}` for one image or a video (`{"id", "title"}` for a
+document), `{"multiImage": {"images": [{"id", "altText"}, ...]}}` for 2 to 20 images
 (.../shares/multiimage-post-api), `{"article": {"source", "title", "description"}}` for a link.
 LinkedIn answers 201 with the new post's URN in the `x-restli-id` header.
 """

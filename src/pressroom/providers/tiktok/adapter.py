@@ -19,6 +19,11 @@ Delete: the Content Posting API has no delete endpoint: refused, permanently (an
 Metrics: `POST /v2/video/query/?fields=id,view_count,like_count,comment_count,share_count`
 with `filters.video_ids` (scope video.list, https://developers.tiktok.com/doc/tiktok-api-v2-video-query).
 Health: the token's expiry and whether it can be renewed, then `GET /v2/user/info/`.
+Revoke (on disconnect): `POST /v2/oauth/revoke/` with the access token (tokens.py), which ends
+the app's access to the account. An access token that has expired, or that TikTok refuses as
+invalid, cannot be revoked itself: the refresh token is traded for a fresh one (never stored:
+the channel is gone), which is revoked; a refresh token TikTok refuses means the grant is
+already over.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from pressroom.providers.adapter import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    Revocation,
 )
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import (
@@ -52,6 +58,7 @@ from pressroom.providers.tiktok.posts import PostBuilder, post_url
 from pressroom.providers.tiktok.progress import PROCESS_PENDING, PendingPublishes
 from pressroom.providers.tiktok.session import ChannelTokens, TikTokSession, renewal_blocker
 from pressroom.providers.tiktok.status import DEFAULT_POLL_INTERVAL, DEFAULT_TIMEOUT, StatusPoll
+from pressroom.providers.tiktok.tokens import refresh_tokens, revoke_token
 from pressroom.providers.tiktok.upload import DEFAULT_CHUNK_BYTES
 
 METRIC_FIELDS = "id,view_count,like_count,comment_count,share_count"
@@ -206,6 +213,34 @@ class TikTokAdapter(HttpAdapter):
                 f"The TikTok refresh token expires on {when}; reconnect the channel before then.",
             )
         return HealthResult("healthy")
+
+    async def revoke(self, channel: ChannelContext) -> Revocation:
+        """Revoke the channel's grant at TikTok; revoking needs the deployment's app (its client
+        key and secret): without it, `unsupported`."""
+        credentials = self._store.current(channel, "refreshToken")
+        access, refresh = credentials.get("accessToken"), credentials.get("refreshToken")
+        access = access if isinstance(access, str) and access else None
+        refresh = refresh if isinstance(refresh, str) and refresh else None
+        if access is None and refresh is None:
+            return "nothing_to_revoke"
+        if self._app is None:
+            return "unsupported"
+        expires_at = credentials.get("expiresAt")
+        expired = isinstance(expires_at, int | float) and expires_at <= self._clock().timestamp()
+        if access is not None and not expired and await revoke_token(self._http, self._app, access):
+            return "revoked"
+        if refresh is None:
+            return "revoked"  # a dead access token and nothing to mint another: no access left
+        try:
+            fresh = await refresh_tokens(
+                self._http, self._app, refresh, lambda: self._clock().timestamp()
+            )
+        except ProviderError as error:
+            if error.code == "auth_expired":
+                return "revoked"  # the refresh token is spent or revoked: the grant is over
+            raise
+        await revoke_token(self._http, self._app, str(fresh["accessToken"]))
+        return "revoked"
 
 
 def _count(video: dict[str, Any], field: str) -> int:

@@ -25,6 +25,25 @@ from pressroom.providers.http import provider_request, response_json, safe_detai
 from pressroom.providers.tiktok.errors import PROVIDER
 
 TOKEN_URL = "https://open.tiktokapis.com/v2/oauth/token/"
+# https://developers.tiktok.com/doc/oauth-user-access-token-management ("Revoke access"): a form
+# with `client_key`, `client_secret` and `token` (the user access token); it "disconnects your
+# app from the user's TikTok account". Success answers an empty body.
+REVOKE_URL = "https://open.tiktokapis.com/v2/oauth/revoke/"
+
+
+async def _app_form(
+    http: httpx.AsyncClient, app: OAuthApp, url: str, fields: Mapping[str, str], action: str
+) -> httpx.Response:
+    """`POST url` with a form of the app's `client_key` and `client_secret` and `fields`."""
+    return await provider_request(
+        http,
+        "POST",
+        url,
+        provider=PROVIDER,
+        action=action,
+        data={"client_key": app.client_id, "client_secret": app.client_secret, **fields},
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
 
 
 async def request_tokens(
@@ -35,16 +54,7 @@ async def request_tokens(
     clock: Callable[[], float],
 ) -> dict[str, Any]:
     """Credentials from the token endpoint for `grant` (a code or a refresh token)."""
-    form = {"client_key": app.client_id, "client_secret": app.client_secret, **grant}
-    response = await provider_request(
-        http,
-        "POST",
-        TOKEN_URL,
-        provider=PROVIDER,
-        action=action,
-        data=form,
-        headers={"Content-Type": "application/x-www-form-urlencoded"},
-    )
+    response = await _app_form(http, app, TOKEN_URL, grant, action)
     body = response_json(response)
     access = body.get("access_token")
     if not response.is_success or not isinstance(access, str) or not access:
@@ -80,3 +90,29 @@ async def refresh_tokens(
         "refreshing the access token",
         clock,
     )
+
+
+async def revoke_token(http: httpx.AsyncClient, app: OAuthApp, token: str) -> bool:
+    """Revoke the user access token `token` (and with it the app's access to the account).
+    False when TikTok refuses it as invalid or expired (`access_token_invalid`, `invalid_grant`
+    or a 401): the caller then revokes a fresh one. Raises ProviderError when TikTok could not
+    be told."""
+    action = "revoking the access token"
+    response = await _app_form(http, app, REVOKE_URL, {"token": token}, action)
+    body = response_json(response)
+    error = body.get("error")
+    code = error.get("code") if isinstance(error, dict) else error
+    if response.is_success and code in (None, "", "ok"):
+        return True
+    if response.status_code == 401 or code in _DEAD_TOKEN:
+        return False
+    said = body.get("error_description") or (
+        error.get("message") if isinstance(error, dict) else None
+    )
+    detail = safe_detail(str(said or code or ""), (app.client_secret, token))
+    raise status_failure(response, PROVIDER, action, detail)
+
+
+# What TikTok answers for a token it no longer honours: the OAuth endpoints' `error` and the v2
+# API's `error.code` (https://developers.tiktok.com/doc/tiktok-api-v2-error-handling).
+_DEAD_TOKEN = frozenset({"access_token_invalid", "invalid_grant", "invalid_token"})

@@ -4,8 +4,15 @@
 (media.py) and its options (options.py), among them the options that hold texts: a thread's
 follow-up texts and media alt texts (text_options.py)."""
 
-from pressroom.providers.validation.media import MediaFacts
+from pressroom.providers.validation.media import MediaFacts, option_media_ids
 from pressroom.providers.validation.target import validate_target
 from pressroom.providers.validation.text import describe_length, overrun, rule_length
 
-__all__ = ["MediaFacts", "describe_length", "overrun", "rule_length", "validate_target"]
+__all__ = [
+    "MediaFacts",
+    "describe_length",
+    "option_media_ids",
+    "overrun",
+    "rule_length",
+    "validate_target",
+]

@@ -1,19 +1,26 @@
 """The media of a target: how many of each kind, which kinds mix, and each item's type, size,
-duration and aspect ratio."""
+duration, aspect ratio and page count; and one media item named by an option (`mediaId`)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pressroom.kit.errors import FieldError
-from pressroom.providers.schemas import ContentKind, MediaKind, MediaKindRule, ratio_value
+from pressroom.providers.schemas import (
+    ContentKind,
+    MediaKind,
+    MediaKindRule,
+    OptionRule,
+    ratio_value,
+)
 
 KIND_NAMES: dict[MediaKind, tuple[str, str]] = {
     "image": ("image", "images"),
     "gif": ("GIF", "GIFs"),
     "video": ("video", "videos"),
+    "document": ("document", "documents"),
 }
 # Aspect ratios are compared exactly; this only absorbs float rounding of "W:H" strings.
 _RATIO_EPSILON = 1e-9
@@ -30,6 +37,7 @@ class MediaFacts:
     width: int | None = None
     height: int | None = None
     duration_seconds: float | None = None
+    page_count: int | None = None
 
 
 def check_media(
@@ -79,8 +87,37 @@ def check_media(
             )
         )
     for index, item in enumerate(media):
-        errors += _check_item(who, kind, item, f"{field}[{index}]")
+        errors += check_media_item(who, kind.media.kinds, item, f"{field}[{index}]")
     return errors
+
+
+def check_media_option(
+    who: str,
+    rule: OptionRule,
+    value: object,
+    field: str,
+    library: Mapping[str, MediaFacts],
+) -> list[FieldError]:
+    """An option naming one media item of the organization (`mediaId`): `library` holds the
+    organization's items the target's options name, by id; the item must meet `rule.media`."""
+    if value is None or value == "":
+        return []
+    if not isinstance(value, str):
+        return [FieldError(field, "invalid_type", "must be the id of a media item")]
+    item = library.get(value.lower())
+    if item is None:
+        return [FieldError(field, "unknown_media", "names no media of this organization")]
+    return check_media_item(who, rule.media or {}, item, field)
+
+
+def option_media_ids(rules: Sequence[OptionRule], options: Mapping[str, object]) -> list[str]:
+    """The media ids the `mediaId` options among `options` name (lowercase, as given: a value
+    that is no id is reported by `check_media_option`)."""
+    return [
+        value.lower()
+        for rule in rules
+        if rule.type == "mediaId" and isinstance(value := options.get(rule.name), str) and value
+    ]
 
 
 def items(count: int) -> str:
@@ -88,10 +125,13 @@ def items(count: int) -> str:
     return f"{count} media item" if count == 1 else f"{count} media items"
 
 
-def _check_item(who: str, kind: ContentKind, item: MediaFacts, field: str) -> list[FieldError]:
-    kind_rule = kind.media.kinds.get(item.kind)
+def check_media_item(
+    who: str, kinds: Mapping[MediaKind, MediaKindRule], item: MediaFacts, field: str
+) -> list[FieldError]:
+    """One media item against the rule of its kind among `kinds` (absent: refused)."""
+    kind_rule = kinds.get(item.kind)
     if kind_rule is None:
-        accepted = " and ".join(KIND_NAMES[k][1] for k in kind.media.kinds) or "no media"
+        accepted = " and ".join(KIND_NAMES[k][1] for k in kinds) or "no media"
         return [
             FieldError(
                 field,
@@ -116,6 +156,15 @@ def _check_item(who: str, kind: ContentKind, item: MediaFacts, field: str) -> li
                 "too_large",
                 f"is {item.size_bytes:,} bytes; {who} accepts {plural} up to "
                 f"{kind_rule.max_bytes:,} bytes ({_human_size(kind_rule.max_bytes)})",
+            )
+        )
+    if kind_rule.max_pages is not None and (item.page_count or 0) > kind_rule.max_pages:
+        errors.append(
+            FieldError(
+                field,
+                "too_many_pages",
+                f"has {item.page_count:,} pages; {who} accepts {plural} of up to "
+                f"{kind_rule.max_pages:,} pages",
             )
         )
     errors += _check_duration(who, kind_rule, item, field)

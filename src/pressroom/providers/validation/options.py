@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from pressroom.kit.errors import FieldError
 from pressroom.providers.schemas import OptionRule
+from pressroom.providers.validation.media import check_media_option
 from pressroom.providers.validation.text import describe_character, forbidden_in, option_too_long
 from pressroom.providers.validation.text_options import (
     OptionContext,
@@ -46,6 +47,9 @@ def check_options(
             continue
         if rule.type == "mediaTexts":
             errors += check_media_texts(context, rule, value, field)
+            continue
+        if rule.type == "mediaId":
+            errors += check_media_option(who, rule, value, field, context.option_media)
             continue
         error = _check_option_value(rule, value, field)
         if error is not None:

@@ -23,12 +23,14 @@ def validate_target(
     prefix: str,
     *,
     simulated: bool = False,
+    option_media: Mapping[str, MediaFacts] | None = None,
 ) -> list[FieldError]:
     """Every way the target breaks ``decl``; fields are named under ``prefix`` ("targets[1]").
 
     ``text`` and ``media`` are the target's effective text and media, in ``mediaIds`` order.
     ``simulated`` (a channel connected with --simulated) also accepts the sandbox's simulation
-    options.
+    options. ``option_media`` holds the organization's media that the target's ``mediaId``
+    options name (`option_media_ids`), by lowercase id; an id absent from it names no media.
     """
     kind = decl.content_kind(content_kind)
     if kind is None:
@@ -47,7 +49,7 @@ def validate_target(
     extra = counted_with_text(kind.text, rules, options)
     errors = check_text(decl.id, kind, text, bool(media), f"{prefix}.text")
     errors += check_media(who, kind, media, prefix)
-    context = OptionContext(decl.id, who, kind.text, media, extra)
+    context = OptionContext(decl.id, who, kind.text, media, extra, option_media or {})
     errors += check_options(context, rules, options, prefix)
     if extra is not None and not any(e.field == f"{prefix}.text" for e in errors):
         errors += check_with_text(decl.id, kind.text, text or "", extra, prefix)

@@ -3,8 +3,8 @@ texts (``textList``) and the alt texts of the target's media (``mediaTexts``).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from pressroom.kit.errors import FieldError
 from pressroom.providers.schemas import OptionRule, TextRule
@@ -21,6 +21,8 @@ class OptionContext:
     text_rule: TextRule
     media: Sequence[MediaFacts]
     counted: CountedOption | None
+    # The organization's media that `mediaId` options name, by lowercase id.
+    option_media: Mapping[str, MediaFacts] = field(default_factory=dict)
 
 
 def check_text_option(context: OptionContext, value: object, field: str) -> list[FieldError]:

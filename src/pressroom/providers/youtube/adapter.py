@@ -4,7 +4,9 @@ API v3 (https://developers.google.com/youtube/v3/docs).
 - Publish: videos.insert through the resumable upload (upload.py) of the target's one video,
   described by video.py; `provider_post_id` is the video id, its URL `youtube.com/watch?v=` (or
   `/shorts/` for the `short` kind). A retry resumes the same upload session when this process
-  kept it, else looks for the video an earlier attempt finished (recovery.py).
+  kept it, else looks for the video an earlier attempt finished (recovery.py). Then the
+  custom thumbnail `options.thumbnailMediaId` names, if any (thumbnail.py): its failure is the
+  published target's warning, never a failed publish.
 - Delete: `DELETE /videos?id=` -> 204 (videos.delete; a video already gone counts as deleted).
 - Metrics: `GET /videos?part=statistics&id=`: viewCount -> views, likeCount -> likes,
   commentCount -> comments (counts come as strings). favoriteCount is deprecated (always 0)
@@ -39,10 +41,11 @@ from pressroom.providers.credentials import (
     CredentialsChanged,
     CredentialStore,
 )
-from pressroom.providers.http import HttpAdapter, MediaReader
+from pressroom.providers.http import HttpAdapter, MediaLookup, MediaReader
 from pressroom.providers.youtube.oauth import API, revoke_token
 from pressroom.providers.youtube.recovery import find_uploaded
 from pressroom.providers.youtube.session import ROTATION_KEY, YouTubeSession
+from pressroom.providers.youtube.thumbnail import set_thumbnail
 from pressroom.providers.youtube.upload import (
     DEFAULT_CHUNK_BYTES,
     PROCESS_UPLOADS,
@@ -64,6 +67,7 @@ class YouTubeAdapter(HttpAdapter):
         *,
         app: OAuthApp | None,
         read_media: MediaReader,
+        find_media: MediaLookup | None = None,
         on_credentials_changed: CredentialsChanged | None = None,
         http: httpx.AsyncClient | None = None,
         credential_cache: CredentialCache = PROCESS_CREDENTIALS,
@@ -71,12 +75,14 @@ class YouTubeAdapter(HttpAdapter):
         clock: Callable[[], datetime] = utcnow,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     ) -> None:
-        """`app` refreshes tokens (without it, an expired token is `auth_expired`)."""
+        """`app` refreshes tokens (without it, an expired token is `auth_expired`);
+        `find_media` reads the custom thumbnail an option names (without it, none is set)."""
         super().__init__(http)
         if chunk_bytes <= 0 or chunk_bytes % (256 * 1024):
             raise ValueError("YouTube upload chunks must be a multiple of 256 KiB")
         self._app = app
         self._read_media = read_media
+        self._find_media = find_media
         self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
         self._uploads = upload_sessions
         self._clock = clock
@@ -103,8 +109,16 @@ class YouTubeAdapter(HttpAdapter):
             upload = ResumableUpload(session, self._read_media, self._uploads, self._chunk_bytes)
             uploaded = await upload.upload(video, resource, key)
             video_id = uploaded["id"]
+        warning = await set_thumbnail(
+            session, request, video_id, find_media=self._find_media, read_media=self._read_media
+        )
         path = f"/shorts/{video_id}" if request.content_kind == "short" else f"/watch?v={video_id}"
-        return PublishResult(provider_post_id=video_id, url=WEB + path, published_at=self._clock())
+        return PublishResult(
+            provider_post_id=video_id,
+            url=WEB + path,
+            published_at=self._clock(),
+            warning=warning,
+        )
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         session = self._session(channel)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pressroom.providers.rules import (
     GB,
     HOUR,
+    JPEG,
+    MB,
     MINUTE,
     MOV,
     MP4,
+    PNG,
     WEBM,
     media_rule,
     text_rule,
@@ -28,6 +31,9 @@ from pressroom.providers.schemas import (
 # (10,000 units a day, videos.insert 1,600) bounds uploads, not a declared limit.
 # Videos may run 12 hours (https://support.google.com/youtube/answer/71673); Shorts up to 3
 # minutes, square or vertical (YouTube Help, "Upload YouTube Shorts", October 2024).
+# thumbnails.set: "Maximum file size: 2MB", image/jpeg or image/png
+# (https://developers.google.com/youtube/v3/docs/thumbnails/set); setting one needs a channel
+# allowed custom thumbnails (a verified account), which only the call itself can tell.
 _YOUTUBE_TEXT = text_rule(5000, "bytes", forbidden_characters=["<", ">"])
 _YOUTUBE_OPTIONS = [
     OptionRule(
@@ -64,6 +70,15 @@ _YOUTUBE_OPTIONS = [
         max_length=5,
         unit="graphemes",
         description="snippet.categoryId, e.g. 22 (People & Blogs).",
+    ),
+    OptionRule(
+        name="thumbnailMediaId",
+        type="mediaId",
+        media={"image": MediaKindRule(max_items=1, mime_types=[JPEG, PNG], max_bytes=2 * MB)},
+        description="The id of a JPEG or PNG image of the organization's media (at most 2 MB), "
+        "set as the video's custom thumbnail (thumbnails.set) once the video is up. The image "
+        "is not one of the target's mediaIds. If YouTube refuses it (the channel may not use "
+        "custom thumbnails), the video stays published and the target's error says why.",
     ),
 ]
 _YOUTUBE_MIME = [MP4, MOV, WEBM]
