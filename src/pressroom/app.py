@@ -30,6 +30,7 @@ from pressroom.media.routes import router as media_router
 from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
+from pressroom.scrape import install_metrics
 from pressroom.tenant.routes import router as tenant_router
 from pressroom.webhooks.catalog import event_catalog
 from pressroom.webhooks.routes import router as webhooks_router
@@ -105,6 +106,8 @@ def create_app(
     _add_error_handlers(app)
     install_openapi(app, event_catalog())
     app.add_middleware(ServiceMiddleware, runtime=runtime)
+    if settings.metrics:
+        install_metrics(app, runtime)
     return app
 
 

@@ -114,6 +114,15 @@ class Settings(BaseSettings):
     # How long a signed public media link (the URL Instagram, Threads and others fetch a post's
     # media from) stays valid.
     media_link_seconds: int = Field(default=6 * 3600, ge=60, le=7 * 86400)
+    # Prometheus metrics at /metrics (README "Metrics"): off unless asked for; when the token is
+    # set, a scrape must send it as a bearer token. Database counts are read at most once per
+    # cache period, whatever the number of scrapers. `pressroom worker` serves its own /metrics
+    # on metrics_host:metrics_port (API nodes serve it on their own port).
+    metrics: bool = False
+    metrics_token: SecretStr | None = None
+    metrics_cache_seconds: float = Field(default=10.0, ge=0, le=3600)
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(default=9464, ge=1, le=65535)
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod
@@ -186,7 +195,7 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: str | None) -> str | None:
         return value.strip() or None if value is not None else None
 
-    @field_validator("x_client_secret")
+    @field_validator("x_client_secret", "metrics_token")
     @classmethod
     def _blank_secret_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value().strip():

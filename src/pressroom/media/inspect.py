@@ -32,6 +32,7 @@ from av.video.stream import VideoStream
 from PIL import Image
 
 from pressroom.media.sniff import MediaKind, Sniffed
+from pressroom.metrics.instruments import MEDIA_INSPECTION
 
 # Contract section 7: more than 100 megapixels is a decompression bomb, for images and video frames.
 MAX_PIXELS = 100_000_000
@@ -165,9 +166,10 @@ async def inspect_file_async(
     """`inspect_file` in a worker thread, so decoding never blocks the event loop, and at most
     `limits.concurrency` of them at once in this process (the others wait their turn)."""
     limits = limits or DecodeLimits()
-    return await anyio.to_thread.run_sync(
-        inspect_file, path, sniffed, limits, limiter=_decoding_limiter(limits.concurrency)
-    )
+    with MEDIA_INSPECTION.labels(sniffed.kind).time():
+        return await anyio.to_thread.run_sync(
+            inspect_file, path, sniffed, limits, limiter=_decoding_limiter(limits.concurrency)
+        )
 
 
 def _check_pixels(width: int, height: int) -> None:
