@@ -16,6 +16,7 @@ from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
+from pressroom.agents.mounted import install_mcp
 from pressroom.analytics.routes import router as analytics_router
 from pressroom.channels.connect import callback_router as connect_callback_router
 from pressroom.channels.connect import router as connect_router
@@ -106,6 +107,8 @@ def create_app(
     _add_error_handlers(app)
     install_openapi(app, event_catalog())
     app.add_middleware(ServiceMiddleware, runtime=runtime)
+    if settings.mcp:
+        install_mcp(app, runtime)
     if settings.metrics:
         install_metrics(app, runtime)
     return app

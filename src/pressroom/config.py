@@ -123,6 +123,14 @@ class Settings(BaseSettings):
     metrics_cache_seconds: float = Field(default=10.0, ge=0, le=3600)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(default=9464, ge=1, le=65535)
+    # The MCP server (README "MCP"): mounted at /mcp unless turned off; read-only serves no
+    # write tool; a write's confirmation token lives this long; media uploads may come from
+    # files under these comma-separated directories, and from public URLs only when allowed.
+    mcp: bool = True
+    mcp_read_only: bool = False
+    mcp_confirmation_seconds: int = Field(default=600, ge=10, le=86400)
+    mcp_media_dirs: str | None = None
+    mcp_media_urls: bool = False
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod
