@@ -63,6 +63,7 @@ class PressroomAgent:
     ) -> None:
         self._load_document = document
         self._document: dict[str, Any] | None = None
+        self._operations: dict[str, Operation] | None = None
         self.api = api
         self.options = options
 
@@ -71,8 +72,14 @@ class PressroomAgent:
             self._document = await self._load_document()
         return self._document
 
+    async def known(self) -> dict[str, Operation]:
+        """Every operation the document offers as a tool (computed once)."""
+        if self._operations is None:
+            self._operations = operations(await self.document())
+        return self._operations
+
     async def operations(self) -> dict[str, Operation]:
-        offered = operations(await self.document())
+        offered = await self.known()
         if self.options.read_only:
             offered = {name: op for name, op in offered.items() if not op.write}
         return offered
@@ -116,7 +123,7 @@ class PressroomAgent:
 
     async def _call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         offered = await self.operations()
-        known = operations(await self.document())
+        known = await self.known()
         write = name == UPLOAD or (name in known and known[name].write)
         if write and self.options.read_only:
             raise ToolError("this MCP server is read-only (PRESSROOM_MCP_READ_ONLY)")
