@@ -12,10 +12,10 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
+from pressroom.agents.mounted import install_mcp
 from pressroom.analytics.routes import router as analytics_router
 from pressroom.channels.connect import callback_router as connect_callback_router
 from pressroom.channels.connect import router as connect_router
@@ -24,12 +24,14 @@ from pressroom.config import Settings
 from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
 from pressroom.http.problems import as_problem, problem_page, problem_response
+from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PressroomError
 from pressroom.media.link_routes import router as media_links_router
 from pressroom.media.routes import router as media_router
 from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
+from pressroom.scrape import install_metrics
 from pressroom.tenant.routes import router as tenant_router
 from pressroom.webhooks.catalog import event_catalog
 from pressroom.webhooks.routes import router as webhooks_router
@@ -105,6 +107,10 @@ def create_app(
     _add_error_handlers(app)
     install_openapi(app, event_catalog())
     app.add_middleware(ServiceMiddleware, runtime=runtime)
+    if settings.mcp:
+        install_mcp(app, runtime)
+    if settings.metrics:
+        install_metrics(app, runtime)
     return app
 
 
@@ -154,10 +160,12 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 def _allowed_methods(app: FastAPI, request: Request) -> str:
     """Every method of every route on the path: Starlette's own 405 names only the methods of
-    the first route it tried (POST /media, not also GET /media)."""
+    the first route it tried (POST /media, not also GET /media). The routes of included
+    routers are looked at one by one (they carry their own prefix)."""
+    path = request.scope["path"]
     methods: set[str] = set()
-    for route in app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match is not Match.NONE:
+    for route in [*api_routes(list(app.router.routes)), *app.router.routes]:
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and regex.match(path):
             methods |= getattr(route, "methods", None) or set()
     return ", ".join(sorted(methods))

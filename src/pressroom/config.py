@@ -116,6 +116,23 @@ class Settings(BaseSettings):
     # How long a signed public media link (the URL Instagram, Threads and others fetch a post's
     # media from) stays valid.
     media_link_seconds: int = Field(default=6 * 3600, ge=60, le=7 * 86400)
+    # Prometheus metrics at /metrics (README "Metrics"): off unless asked for; when the token is
+    # set, a scrape must send it as a bearer token. Database counts are read at most once per
+    # cache period, whatever the number of scrapers. `pressroom worker` serves its own /metrics
+    # on metrics_host:metrics_port (API nodes serve it on their own port).
+    metrics: bool = False
+    metrics_token: SecretStr | None = None
+    metrics_cache_seconds: float = Field(default=10.0, ge=0, le=3600)
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(default=9464, ge=1, le=65535)
+    # The MCP server (README "MCP"): mounted at /mcp unless turned off; read-only serves no
+    # write tool; a write's confirmation token lives this long; media uploads may come from
+    # files under these comma-separated directories, and from public URLs only when allowed.
+    mcp: bool = True
+    mcp_read_only: bool = False
+    mcp_confirmation_seconds: int = Field(default=600, ge=10, le=86400)
+    mcp_media_dirs: str | None = None
+    mcp_media_urls: bool = False
 
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod
@@ -188,7 +205,7 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: str | None) -> str | None:
         return value.strip() or None if value is not None else None
 
-    @field_validator("x_client_secret")
+    @field_validator("x_client_secret", "metrics_token")
     @classmethod
     def _blank_secret_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value().strip():

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, exists, or_, select, update
+from sqlalchemy import and_, case, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -263,3 +263,17 @@ async def channel_failed(
         state.paused_until = now + channel_pause(state.failures, retry_after)
     await session.flush()
     return state.paused_until
+
+
+async def oldest_due_at(session: AsyncSession, now: datetime) -> datetime | None:
+    """When the longest-waiting due poll of a pollable channel fell due (the poller's lag)."""
+    value: datetime | None = await session.scalar(
+        select(func.min(MetricPoll.next_poll_at))
+        .join(Channel, Channel.id == MetricPoll.channel_id)
+        .where(
+            MetricPoll.next_poll_at <= now,
+            or_(MetricPoll.lease_until.is_(None), MetricPoll.lease_until < now),
+            *_channel_ready(now),  # type: ignore[arg-type]
+        )
+    )
+    return value

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import sys
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
@@ -123,15 +125,57 @@ def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
 
 @app.command()
 def worker(as_json: JsonFlag = False) -> None:
-    """Run the background workers only (any number of these may run at once)."""
+    """Run the background workers only (any number of these may run at once); with
+    PRESSROOM_METRICS=true, /metrics on PRESSROOM_METRICS_HOST:PRESSROOM_METRICS_PORT."""
     from pressroom.workers.loops import default_loops
     from pressroom.workers.runner import WorkerRunner
 
     settings = _settings()
     configure_logging(settings.log_level)
+    listener = _listen(settings.metrics_host, settings.metrics_port) if settings.metrics else None
 
     async def run(runtime: Runtime) -> None:
-        await WorkerRunner(runtime, default_loops()).run_until_signalled()
+        metrics = _serve_worker_metrics(runtime, listener) if listener else None
+        try:
+            await WorkerRunner(runtime, default_loops()).run_until_signalled()
+        finally:
+            if metrics is not None:
+                await metrics.stop()
 
     asyncio.run(_with_runtime(settings, run))
     _emit(as_json, {"stopped": True}, "workers stopped")
+
+
+class _MetricsServer:
+    """A worker node's /metrics, served on the worker's event loop until the worker stops
+    (the worker's own handlers take SIGTERM and SIGINT, not the server's)."""
+
+    def __init__(self, runtime: Runtime, listener: socket.socket) -> None:
+        import uvicorn
+
+        from pressroom.scrape import worker_metrics_app
+
+        class QuietServer(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
+
+        config = uvicorn.Config(
+            worker_metrics_app(runtime), log_config=None, access_log=False, lifespan="off"
+        )
+        self.server = QuietServer(config)
+        self.task = asyncio.create_task(self.server.serve(sockets=[listener]))
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+def _serve_worker_metrics(runtime: Runtime, listener: socket.socket) -> _MetricsServer:
+    _progress(f"metrics at http://{_address(listener)}/metrics")
+    return _MetricsServer(runtime, listener)
+
+
+def _address(listener: socket.socket) -> str:
+    host, port = listener.getsockname()[:2]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

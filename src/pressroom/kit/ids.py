@@ -36,3 +36,8 @@ def uuid7() -> uuid.UUID:
     value |= 0b10 << 62
     value |= rand
     return uuid.UUID(int=value)
+
+
+def uuid7_seconds(value: uuid.UUID) -> float:
+    """The Unix time (seconds) a UUIDv7 was made at, from its 48-bit millisecond prefix."""
+    return (value.int >> 80) / 1000.0

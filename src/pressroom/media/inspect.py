@@ -34,6 +34,7 @@ from PIL import Image
 
 from pressroom.media.documents import UnreadableDocument, pdf_page_count
 from pressroom.media.sniff import MediaKind, Sniffed
+from pressroom.metrics.instruments import MEDIA_INSPECTION
 
 # Contract section 7: more than 100 megapixels is a decompression bomb, for images and video frames.
 MAX_PIXELS = 100_000_000
@@ -179,9 +180,10 @@ async def inspect_file_async(
     """`inspect_file` in a worker thread, so decoding never blocks the event loop, and at most
     `limits.concurrency` of them at once in this process (the others wait their turn)."""
     limits = limits or DecodeLimits()
-    return await anyio.to_thread.run_sync(
-        inspect_file, path, sniffed, limits, limiter=_decoding_limiter(limits.concurrency)
-    )
+    with MEDIA_INSPECTION.labels(sniffed.kind).time():
+        return await anyio.to_thread.run_sync(
+            inspect_file, path, sniffed, limits, limiter=_decoding_limiter(limits.concurrency)
+        )
 
 
 def _check_pixels(width: int, height: int) -> None:

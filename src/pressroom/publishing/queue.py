@@ -53,6 +53,9 @@ class ClaimedTarget:
     abandoned: bool
     # The post was deleted while an earlier attempt was in flight: never publish it again.
     post_deleted: bool = False
+    # The target's network, and when this attempt fell due (for the publisher's metrics).
+    provider: str = "unknown"
+    due_at: datetime | None = None
 
     @property
     def idempotency_key(self) -> str:
@@ -91,7 +94,7 @@ async def claim_due_targets(
 ) -> list[ClaimedTarget]:
     """Lease up to `limit` due targets to `owner`, earliest first."""
     statement = (
-        select(PostTarget.id, PostTarget.lease_owner)
+        select(PostTarget.id, PostTarget.lease_owner, PostTarget.next_attempt_at)
         .where(*_due(now))
         # A post's targets fall due together: taking them together lets one worker settle
         # the post, instead of several queueing for its row lock to record their outcomes.
@@ -103,8 +106,9 @@ async def claim_due_targets(
     rows = (await session.execute(statement)).all()
     if not rows:
         return []
-    ids = [row_id for row_id, _ in rows]
-    abandoned = {row_id for row_id, previous in rows if previous is not None}
+    ids = [row_id for row_id, _, _ in rows]
+    abandoned = {row_id for row_id, previous, _ in rows if previous is not None}
+    due = {row_id: due_at for row_id, _, due_at in rows}
     await session.execute(
         update(PostTarget)
         .where(PostTarget.id.in_(ids))
@@ -124,6 +128,7 @@ async def claim_due_targets(
             PostTarget.organization_id,
             PostTarget.channel_id,
             PostTarget.content_kind,
+            PostTarget.provider,
             PostTarget.text_override,
             PostTarget.media_ids_override,
             PostTarget.options,
@@ -157,6 +162,8 @@ async def claim_due_targets(
                 schedule_version=row.schedule_version,
                 abandoned=row.id in abandoned,
                 post_deleted=row.deleted_at is not None,
+                provider=row.provider,
+                due_at=due[row.id],
             )
         )
     return claimed

@@ -38,6 +38,7 @@ from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.notify import wait_for_work
 from pressroom.media import service as media
+from pressroom.metrics.instruments import record_publish_outcome
 from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.providers.adapter import (
     ChannelContext,
@@ -276,11 +277,31 @@ async def _record(runtime: Runtime, outcomes: Sequence[Outcome]) -> None:
             await channels.mark_reconnect_required(
                 session, runtime, channel_id=channel_id, reason=refused[channel_id]
             )
+        now = utcnow()
         recorded = await queue.record_outcomes(
-            session, runtime, owner=WORKER_ID, outcomes=outcomes, now=utcnow()
+            session, runtime, owner=WORKER_ID, outcomes=outcomes, now=now
         )
+    _count(outcomes, recorded, now)
     if recorded.lost:
         log.warning(
             "publish outcomes dropped: lease lost",
             extra={"targets": [str(t) for t in recorded.lost]},
+        )
+
+
+def _count(outcomes: Sequence[Outcome], recorded: queue.Recorded, now: datetime) -> None:
+    """The publisher's metrics, for the outcomes that were recorded (committed)."""
+    published, retrying = set(recorded.published), set(recorded.retrying)
+    settled = published | retrying | set(recorded.failed)
+    for outcome in outcomes:
+        target = outcome.target
+        if target.id not in settled:
+            continue
+        due = target.due_at
+        record_publish_outcome(
+            target.provider,
+            published=target.id in published,
+            lateness=(now - due).total_seconds() if due is not None else None,
+            code=outcome.error.code if outcome.error else None,
+            retrying=target.id in retrying,
         )

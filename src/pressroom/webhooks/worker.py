@@ -27,9 +27,15 @@ from typing import TYPE_CHECKING
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
+from pressroom.kit.ids import uuid7_seconds
 from pressroom.kit.notify import Signal
 from pressroom.kit.outbound.destination import parse_resolve_overrides
 from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
+from pressroom.metrics.instruments import (
+    WEBHOOK_ATTEMPT_DURATION,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_FIRST_ATTEMPT_DELAY,
+)
 from pressroom.webhooks import queue
 from pressroom.webhooks.attempt import (
     AttemptResult,
@@ -244,11 +250,16 @@ class DeliveryWorker:
         self, delivery: ClaimedDelivery, client: DeliveryClient, runtime: Runtime
     ) -> None:
         started_at = utcnow()
+        if delivery.number == 1 and delivery.trigger == "scheduled":
+            # Event ids are UUIDv7s made when the event was written to the outbox.
+            waited = started_at.timestamp() - uuid7_seconds(delivery.event_id)
+            WEBHOOK_FIRST_ATTEMPT_DELAY.observe(max(0.0, waited))
         try:
             signing = self._signing_secrets(delivery, runtime.box)
-            result = await perform_attempt(
-                client, delivery, signing, runtime.settings.webhook_timeout_seconds
-            )
+            with WEBHOOK_ATTEMPT_DURATION.time():
+                result = await perform_attempt(
+                    client, delivery, signing, runtime.settings.webhook_timeout_seconds
+                )
         except Exception:
             log.exception(
                 "webhook attempt failed unexpectedly",
@@ -341,7 +352,9 @@ class DeliveryWorker:
                 extra={"count": lost},
             )
         for item in recorded:
-            if item.state.status == "exhausted":
+            status = item.state.status
+            WEBHOOK_DELIVERIES.labels("retrying" if status == "pending" else status).inc()
+            if status == "exhausted":
                 log.info(
                     "webhook delivery exhausted",
                     extra={

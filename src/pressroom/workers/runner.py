@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pressroom.kit.notify import Signal, wait_for_work
+from pressroom.metrics.instruments import record_loop_run
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime
@@ -64,8 +65,10 @@ class WorkerRunner:
             try:
                 busy = await loop.run_once(self.runtime)
                 failures = 0
+                record_loop_run(loop.name, loop.interval, ok=True)
             except Exception:
                 failures += 1
+                record_loop_run(loop.name, loop.interval, ok=False)
                 log.exception("worker loop failed", extra={"loop": loop.name})
                 busy = False
                 # Back off on repeated failures (database down) instead of spinning.

@@ -6,10 +6,16 @@ follow-up texts and media alt texts (text_options.py)."""
 
 from pressroom.providers.validation.media import MediaFacts, option_media_ids
 from pressroom.providers.validation.target import validate_target
-from pressroom.providers.validation.text import describe_length, overrun, rule_length
+from pressroom.providers.validation.text import (
+    counted_with_text,
+    describe_length,
+    overrun,
+    rule_length,
+)
 
 __all__ = [
     "MediaFacts",
+    "counted_with_text",
     "describe_length",
     "option_media_ids",
     "overrun",
