@@ -150,7 +150,7 @@ class PinterestAdapter:
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
             session = self._session(channel)
-            if session.refresh_due() and not session.refreshable():
+            if session.expiring() and not session.refreshable():
                 return HealthResult(
                     "reconnect_required",
                     "The Pinterest access token has expired or expires within a day, and "

@@ -50,7 +50,7 @@ from pressroom.providers.http import HttpAdapter, MediaReader, PublicMediaUrl, S
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH, CreatorInfo
 from pressroom.providers.tiktok.posts import PostBuilder, post_url
 from pressroom.providers.tiktok.progress import PROCESS_PENDING, PendingPublishes
-from pressroom.providers.tiktok.session import ChannelTokens, TikTokSession, renewal_blocker
+from pressroom.providers.tiktok.session import TikTokSession, renewal_blocker
 from pressroom.providers.tiktok.status import DEFAULT_POLL_INTERVAL, DEFAULT_TIMEOUT, StatusPoll
 from pressroom.providers.tiktok.upload import DEFAULT_CHUNK_BYTES
 
@@ -107,8 +107,9 @@ class TikTokAdapter(HttpAdapter):
         )
 
     def _session(self, channel: ChannelContext) -> TikTokSession:
-        tokens = ChannelTokens(self._app, channel, self._store, lambda: self._clock().timestamp())
-        return TikTokSession(self._http, tokens)
+        return TikTokSession(
+            self._http, self._app, channel, self._store, clock=lambda: self._clock().timestamp()
+        )
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         channel, key = request.channel, request.idempotency_key
@@ -184,7 +185,7 @@ class TikTokAdapter(HttpAdapter):
             return HealthResult.failed(error)
         now = self._clock().timestamp()
         blocker = renewal_blocker(session.credentials, self._app, now)
-        if session.tokens.expiring() and blocker is not None:
+        if session.expiring() and blocker is not None:
             return HealthResult(
                 "reconnect_required",
                 f"The TikTok access token expires within minutes and cannot be refreshed "

@@ -32,7 +32,7 @@ from pressroom.providers.adapter import ChannelContext, ProviderError
 from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
 from pressroom.providers.credentials import CredentialCache, CredentialStore
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH
-from pressroom.providers.tiktok.session import ChannelTokens, TikTokSession
+from pressroom.providers.tiktok.session import TikTokSession
 from pressroom.providers.tiktok.tokens import refresh_tokens, request_tokens
 
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
@@ -104,7 +104,7 @@ class TikTokConnector:
             )
         channel = ChannelContext.unsaved("tiktok", credentials)
         store = CredentialStore(CredentialCache())
-        session = TikTokSession(http, ChannelTokens(app, channel, store, self._clock))
+        session = TikTokSession(http, app, channel, store, clock=self._clock)
         user = await session.call(
             "GET", "/v2/user/info/", "reading the account", params={"fields": USER_FIELDS}
         )
