@@ -24,13 +24,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import (
-    AuthorizationStart,
+    CodeFlowConnector,
     ConnectedAccount,
     OAuthApp,
     api_version,
@@ -55,10 +54,12 @@ SCOPES = (
 )
 
 
-class InstagramConnector:
+class InstagramConnector(CodeFlowConnector):
     """Connects the Instagram professional account that logs in (one channel per grant)."""
 
     provider = "instagram"
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
 
     def __init__(
         self,
@@ -66,20 +67,8 @@ class InstagramConnector:
         graph_version: str = DEFAULT_GRAPH_VERSION,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        super().__init__(clock=clock)
         self.graph_version = graph_version
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "response_type": "code",
-                "scope": ",".join(SCOPES),
-                "state": state,
-            }
-        )
-        return AuthorizationStart(url=f"{AUTHORIZE_URL}?{query}")
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient

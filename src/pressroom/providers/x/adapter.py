@@ -66,12 +66,13 @@ from pressroom.providers.http import (
     response_json,
 )
 from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
+from pressroom.providers.token_endpoint import TokenSet
 from pressroom.providers.x.media import (
     DEFAULT_PROCESSING_TIMEOUT,
     DEFAULT_SEGMENT_BYTES,
     MediaUploader,
 )
-from pressroom.providers.x.oauth import TokenSet, XApp, revoke_token
+from pressroom.providers.x.oauth import XApp, revoke_token
 from pressroom.providers.x.session import XSession
 
 # How many of the account's latest posts a duplicate recovery looks through.
