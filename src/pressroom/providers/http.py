@@ -43,6 +43,17 @@ PublicMediaUrl = Callable[[MediaItem], Awaitable[str]]
 # Waiting between polls of a provider's media processing. Injected so tests never sleep.
 Sleep = Callable[[float], Awaitable[None]]
 
+
+@dataclass(frozen=True)
+class Polling:
+    """How a publish waits for a network to process its media: `sleep` `interval` seconds
+    between polls, `budget` seconds in all (each network says what happens past it)."""
+
+    sleep: Sleep
+    interval: float
+    budget: float
+
+
 # Provider error text quoted in our messages is cut here: enough to act on, never a dump.
 MAX_DETAIL_LENGTH = 300
 # Numeric reset headers above this are Unix times (2001-09-09 onwards), below it are delays.

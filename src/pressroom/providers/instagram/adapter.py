@@ -42,7 +42,7 @@ from pressroom.providers.credentials import (
     CredentialCache,
     CredentialsChanged,
 )
-from pressroom.providers.http import HttpAdapter, PublicMediaUrl, Sleep
+from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.instagram.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -93,10 +93,8 @@ class InstagramAdapter(HttpAdapter):
         self._on_credentials_changed = on_credentials_changed
         self._graph_version = graph_version
         self._cache = credential_cache
-        self._sleep = sleep
         self._clock = clock
-        self._poll_interval = poll_interval
-        self._processing_timeout = processing_timeout
+        self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> InstagramSession:
         return InstagramSession(
@@ -131,9 +129,7 @@ class InstagramAdapter(HttpAdapter):
             publisher = ContainerPublisher(
                 session,
                 self._media_url,
-                self._sleep,
-                poll_interval=self._poll_interval,
-                processing_timeout=self._processing_timeout,
+                self._polling,
             )
             await publisher.check_quota()
             container = await publisher.build(

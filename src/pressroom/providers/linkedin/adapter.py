@@ -35,7 +35,7 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialsChanged, CredentialStore
-from pressroom.providers.http import HttpAdapter, MediaReader, Sleep
+from pressroom.providers.http import HttpAdapter, MediaReader, Polling, Sleep
 from pressroom.providers.linkedin import media, posts
 from pressroom.providers.linkedin.errors import RETIRED_VERSIONS, retired_version_error
 from pressroom.providers.linkedin.metrics import post_metrics
@@ -76,7 +76,7 @@ class LinkedInAdapter(HttpAdapter):
         self._store = store or CredentialStore(PROCESS_CREDENTIALS, on_credentials_changed)
         self.version = version
         self._clock = clock
-        self._polling = media.Polling(sleep or asyncio.sleep, poll_interval, poll_budget)
+        self._polling = Polling(sleep or asyncio.sleep, poll_interval, poll_budget)
 
     def _session(self, channel: ChannelContext) -> LinkedInSession:
         if self.version in RETIRED_VERSIONS:

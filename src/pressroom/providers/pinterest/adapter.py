@@ -35,14 +35,13 @@ from pressroom.providers.credentials import (
     CredentialsChanged,
     CredentialStore,
 )
-from pressroom.providers.http import MediaReader, PublicMediaUrl, Sleep
+from pressroom.providers.http import MediaReader, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.pinterest import pins
 from pressroom.providers.pinterest.api import PinterestSession
 from pressroom.providers.pinterest.metrics import pin_metrics
 from pressroom.providers.pinterest.video import (
     DEFAULT_POLL_BUDGET,
     DEFAULT_POLL_INTERVAL,
-    Polling,
     upload_video,
 )
 

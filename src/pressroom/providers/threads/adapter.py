@@ -37,7 +37,7 @@ from pressroom.providers.adapter import (
     PublishResult,
 )
 from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
-from pressroom.providers.http import HttpAdapter, PublicMediaUrl, Sleep
+from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.threads.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -76,10 +76,8 @@ class ThreadsAdapter(HttpAdapter):
         super().__init__(http)
         self._cache = credential_cache
         self._progress = progress
-        self._sleep = sleep
         self._clock = clock
-        self._poll_interval = poll_interval
-        self._processing_timeout = processing_timeout
+        self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> ThreadsSession:
         return ThreadsSession(
@@ -96,9 +94,7 @@ class ThreadsAdapter(HttpAdapter):
         containers = Containers(
             session,
             self._media_url,
-            self._sleep,
-            poll_interval=self._poll_interval,
-            processing_timeout=self._processing_timeout,
+            self._polling,
         )
         channel_id, key = request.channel.id, request.idempotency_key
         progress = self._progress.open(channel_id, key)

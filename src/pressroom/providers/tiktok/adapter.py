@@ -27,7 +27,6 @@ import asyncio
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import httpx
 
@@ -38,6 +37,7 @@ from pressroom.providers.adapter import (
     ProviderError,
     PublishRequest,
     PublishResult,
+    counter_metrics,
 )
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import (
@@ -56,10 +56,10 @@ from pressroom.providers.tiktok.upload import DEFAULT_CHUNK_BYTES
 
 METRIC_FIELDS = "id,view_count,like_count,comment_count,share_count"
 _METRICS = {
-    "views": "view_count",
-    "likes": "like_count",
-    "comments": "comment_count",
-    "shares": "share_count",
+    "views": ("view_count",),
+    "likes": ("like_count",),
+    "comments": ("comment_count",),
+    "shares": ("share_count",),
 }
 # Warn this long before the refresh token (365 days) runs out: the channel needs reconnecting.
 REFRESH_WARNING_SECONDS = 7 * 86400
@@ -176,7 +176,7 @@ class TikTokAdapter(HttpAdapter):
             raise ProviderError(
                 "not_found", f"TikTok no longer shows video {provider_post_id}; it may be deleted."
             )
-        return {name: _count(video, field) for name, field in _METRICS.items()}
+        return counter_metrics(video, _METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
@@ -207,8 +207,3 @@ class TikTokAdapter(HttpAdapter):
                 f"The TikTok refresh token expires on {when}; reconnect the channel before then.",
             )
         return HealthResult("healthy")
-
-
-def _count(video: dict[str, Any], field: str) -> int:
-    value = video.get(field)
-    return value if isinstance(value, int) and value >= 0 else 0
