@@ -19,7 +19,7 @@ from pressroom.channels.schemas import ChannelHealth
 from pressroom.config import Settings
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import not_found
+from pressroom.kit.errors import found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.providers.adapter import ChannelContext, HealthResult, ProviderError
 from pressroom.providers.connection import ConnectedAccount, missing_app_settings
@@ -195,10 +195,7 @@ def not_configured_reason(provider: str, settings: Settings | None = None) -> st
 
 async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uuid.UUID) -> Channel:
     """A connected channel of the organization; 404 for unknown, foreign or disconnected."""
-    channel = await repository.get_connected(session, organization_id, channel_id)
-    if channel is None:
-        raise not_found("channel")
-    return channel
+    return found(await repository.get_connected(session, organization_id, channel_id), "channel")
 
 
 async def list_page(
@@ -226,9 +223,10 @@ async def disconnect(
     to the revocation queue, in this same transaction: the revocation loop tells the provider
     after commit (nothing is sent to the network here). (Its unpublished targets are failed by
     the caller, which owns posts: see channels/disconnecting.py.)"""
-    channel = await repository.get_connected(session, organization_id, channel_id, for_update=True)
-    if channel is None:
-        raise not_found("channel")
+    channel = found(
+        await repository.get_connected(session, organization_id, channel_id, for_update=True),
+        "channel",
+    )
     now = utcnow()
     queued = await _queue_revocation(session, runtime, channel, channel.credentials_encrypted)
     channel.credentials_encrypted = None
