@@ -331,6 +331,26 @@ def multipart_body(fields: Iterable[tuple[str, str]], file: FilePart) -> Multipa
     )
 
 
+async def fixed_chunks(
+    chunks: AsyncIterable[bytes], size: int, *, skip: int = 0
+) -> AsyncIterator[bytes]:
+    """`chunks` from byte `skip` on (the bytes before it are read and dropped: media is read
+    as a stream), re-cut into chunks of exactly `size` bytes, the last one shorter."""
+    skipped = 0
+    buffer = bytearray()
+    async for data in chunks:
+        if skipped < skip:
+            take = min(len(data), skip - skipped)
+            skipped += take
+            data = data[take:]
+        buffer += data
+        while len(buffer) >= size:
+            yield bytes(buffer[:size])
+            del buffer[:size]
+    if buffer:
+        yield bytes(buffer)
+
+
 async def sized_stream(chunks: AsyncIterable[bytes], size: int) -> AsyncIterator[bytes]:
     """`chunks`, checked to total exactly `size` bytes: a body sent with a Content-Length must
     not come up short or run over, so a file that changed in storage aborts the upload."""

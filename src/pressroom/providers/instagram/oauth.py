@@ -21,22 +21,20 @@ for the metrics (IG Media Insights).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import (
-    CodeFlowConnector,
     ConnectedAccount,
     OAuthApp,
-    api_version,
 )
+from pressroom.providers.graph import GraphConnector
 from pressroom.providers.http import response_json, transport_failure
 from pressroom.providers.instagram.errors import PROVIDER, classify
-from pressroom.providers.instagram.session import DEFAULT_GRAPH_VERSION, graph_url
+from pressroom.providers.instagram.session import graph_url
 from pressroom.providers.instagram.tokens import (
     REFRESH_AGE_SECONDS,
     LongLivedToken,
@@ -54,21 +52,12 @@ SCOPES = (
 )
 
 
-class InstagramConnector(CodeFlowConnector):
+class InstagramConnector(GraphConnector):
     """Connects the Instagram professional account that logs in (one channel per grant)."""
 
     provider = "instagram"
     authorize_url = AUTHORIZE_URL
     scopes = SCOPES
-
-    def __init__(
-        self,
-        *,
-        graph_version: str = DEFAULT_GRAPH_VERSION,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        super().__init__(clock=clock)
-        self.graph_version = graph_version
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
@@ -83,7 +72,7 @@ class InstagramConnector(CodeFlowConnector):
         token = await long_lived_token(
             http, grant.access_token, client_secret=app.client_secret, clock=self._clock
         )
-        version = api_version(app, self.graph_version)
+        version = self.version(app)
         user_id, username = await read_account(http, version, token.access_token)
         return [_account(token, user_id, username, grant.permissions)]
 
@@ -94,7 +83,7 @@ class InstagramConnector(CodeFlowConnector):
         if not token:
             raise ProviderError("invalid_request", "An Instagram User access token is needed.")
         # Read the account first: a token Instagram refuses stores nothing.
-        user_id, username = await read_account(http, api_version(app, self.graph_version), token)
+        user_id, username = await read_account(http, self.version(app), token)
         try:
             known = await refresh_token(http, token, clock=self._clock)
         except ProviderError as error:
