@@ -223,6 +223,18 @@ def rate_limited(
     return ProviderError("rate_limited", message, retry_after=wait)
 
 
+def token_rejected(
+    provider: str, action: str, detail: str, *, unsaid: str = "unauthorized"
+) -> ProviderError:
+    """`auth_expired` for a token the network refused (`unsaid` stands for a reason it did not
+    give): only reconnecting the channel helps."""
+    return ProviderError(
+        "auth_expired",
+        f"{provider} rejected the channel's token while {action} ({detail or unsaid}). "
+        "Reconnect the channel.",
+    )
+
+
 def status_failure(
     response: httpx.Response, provider: str, action: str, detail: str
 ) -> ProviderError:

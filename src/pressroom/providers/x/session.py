@@ -19,7 +19,13 @@ from typing import Any
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
+from pressroom.providers.http import (
+    rate_limited,
+    response_json,
+    safe_detail,
+    status_failure,
+    token_rejected,
+)
 from pressroom.providers.session import RefreshingSession, Renewal
 from pressroom.providers.x.oauth import XApp, refresh_access_token
 
@@ -85,11 +91,7 @@ class XSession(RefreshingSession[XApp]):
                 )
             return rate_limited(PROVIDER, action, headers, detail)
         if status == 401:
-            return ProviderError(
-                "auth_expired",
-                f"X rejected the channel's token while {action} ({detail or 'unauthorized'}). "
-                "Reconnect the channel.",
-            )
+            return token_rejected(PROVIDER, action, detail)
         lowered = detail.lower()
         if status == 403 and "duplicate" in lowered:
             return ProviderError(
