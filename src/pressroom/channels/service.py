@@ -64,6 +64,8 @@ def event_data(channel: Channel) -> dict[str, Any]:
 
 
 async def _emit(session: AsyncSession, runtime: Runtime, channel: Channel, event_type: str) -> None:
+    """Flush the channel's change and put its event in the outbox, in the same transaction."""
+    await session.flush()
     await emit(
         session,
         runtime,
@@ -122,7 +124,6 @@ async def connect(
         updated_at=now,
     )
     session.add(channel)
-    await session.flush()
     await _emit(session, runtime, channel, "channel.connected.v1")
     return channel
 
@@ -232,7 +233,6 @@ async def disconnect(
     channel.credentials_encrypted = None
     channel.disconnected_at = now
     channel.updated_at = now
-    await session.flush()
     await _emit(session, runtime, channel, "channel.disconnected.v1")
     return Disconnection(channel, queued)
 
@@ -276,7 +276,6 @@ async def mark_reconnect_required(
     channel.health_reason = reason[:500]
     channel.health_checked_at = now
     channel.updated_at = now
-    await session.flush()
     await _emit(session, runtime, channel, "channel.reconnect-required.v1")
     return True
 

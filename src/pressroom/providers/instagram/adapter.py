@@ -29,7 +29,7 @@ from datetime import datetime
 
 import httpx
 
-from pressroom.kit.clock import utcnow
+from pressroom.kit.clock import utc_minute, utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -58,7 +58,6 @@ from pressroom.providers.instagram.recovery import (
 from pressroom.providers.instagram.session import (
     DEFAULT_GRAPH_VERSION,
     InstagramSession,
-    expiry_text,
 )
 from pressroom.providers.options import alt_texts, first_comment
 
@@ -197,7 +196,7 @@ class InstagramAdapter(HttpAdapter):
             why = f": {refusal.message}" if refusal is not None else ""
             return HealthResult(
                 "reconnect_required",
-                f"The Instagram token expires on {expiry_text(expires_at)} and could not be "
+                f"The Instagram token expires on {utc_minute(expires_at)} and could not be "
                 f"refreshed{why}. Reconnect the channel.",
             )
         return HealthResult("healthy")

@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -172,7 +173,7 @@ class LinkedInAdapter(HttpAdapter):
             return None
         if refreshable(credentials, self._app, now):
             return None
-        when = datetime.fromtimestamp(expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        when = utc_minute(expires_at)
         verb = "expired" if expires_at <= now else "expires"
         return (
             f"The LinkedIn access token {verb} {when} and cannot be refreshed (no refresh token, "

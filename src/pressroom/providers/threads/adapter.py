@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.kit.clock import utcnow
+from pressroom.kit.clock import utc_minute, utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -45,7 +45,7 @@ from pressroom.providers.threads.containers import (
 )
 from pressroom.providers.threads.progress import PROCESS_PROGRESS, ProgressBook
 from pressroom.providers.threads.publishing import publish_steps
-from pressroom.providers.threads.session import DAY, ThreadsSession, expiry_date
+from pressroom.providers.threads.session import DAY, ThreadsSession
 from pressroom.providers.threads.steps import plan_steps
 
 # check_health warns this long before a token that cannot be refreshed expires.
@@ -160,7 +160,7 @@ class ThreadsAdapter(HttpAdapter):
         if refusal is None or expires_at is None:
             return HealthResult("healthy")
         reason = (
-            f"The Threads token expires on {expiry_date(expires_at)} and could not be "
+            f"The Threads token expires on {utc_minute(expires_at)} and could not be "
             f"refreshed: {refusal.message}"
         )
         if expires_at - session.clock() <= EXPIRY_WARNING:
