@@ -154,6 +154,24 @@ def locked(session: AsyncSession, statement: _S, *, lock: bool = True) -> _S:
     return statement
 
 
+_Row = TypeVar("_Row")
+_IdRow = TypeVar("_IdRow", bound=IdMixin)
+
+
+async def one_row(
+    session: AsyncSession, statement: Select[_Row], *, lock: bool = False
+) -> _Row | None:
+    """The one row `statement` selects, or None; locked for update when `lock` (`locked`)."""
+    return (await session.scalars(locked(session, statement, lock=lock))).one_or_none()
+
+
+async def rows_by_id(
+    session: AsyncSession, statement: Select[_IdRow], *, lock: bool = False
+) -> dict[uuid.UUID, _IdRow]:
+    """The rows `statement` selects, by id; locked for update when `lock` (`locked`)."""
+    return {row.id: row for row in await session.scalars(locked(session, statement, lock=lock))}
+
+
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False, autoflush=True)
 

@@ -18,7 +18,7 @@ from pressroom.channels.models import (
     CredentialRevocation,
     MastodonApp,
 )
-from pressroom.db import IdMixin, dialect_name, locked
+from pressroom.db import IdMixin, dialect_name, one_row, rows_by_id
 from pressroom.kit.ids import uuid7
 
 # A row of a table that is a queue (it has an id).
@@ -40,8 +40,7 @@ async def get_connected(
     for_update: bool = False,
 ) -> Channel | None:
     statement = connected_channels(organization_id).where(Channel.id == channel_id)
-    statement = locked(session, statement, lock=for_update)
-    return (await session.scalars(statement)).one_or_none()
+    return await one_row(session, statement, lock=for_update)
 
 
 async def get_connected_many(
@@ -49,8 +48,7 @@ async def get_connected_many(
 ) -> dict[uuid.UUID, Channel]:
     if not ids:
         return {}
-    rows = await session.scalars(connected_channels(organization_id).where(Channel.id.in_(ids)))
-    return {row.id: row for row in rows}
+    return await rows_by_id(session, connected_channels(organization_id).where(Channel.id.in_(ids)))
 
 
 async def get_any_many(
@@ -59,14 +57,11 @@ async def get_any_many(
     """Channels by id whatever their organization or state (for the publisher)."""
     if not ids:
         return {}
-    rows = await session.scalars(select(Channel).where(Channel.id.in_(ids)))
-    return {row.id: row for row in rows}
+    return await rows_by_id(session, select(Channel).where(Channel.id.in_(ids)))
 
 
 async def lock_by_id(session: AsyncSession, channel_id: uuid.UUID) -> Channel | None:
-    statement = select(Channel).where(Channel.id == channel_id)
-    statement = locked(session, statement)
-    return (await session.scalars(statement)).one_or_none()
+    return await one_row(session, select(Channel).where(Channel.id == channel_id), lock=True)
 
 
 async def find_by_name(
@@ -84,7 +79,7 @@ async def authorization_by_state_digest(
     statement = select(ChannelAuthorization).where(
         ChannelAuthorization.state_digest == state_digest
     )
-    return (await session.scalars(statement)).one_or_none()
+    return await one_row(session, statement)
 
 
 async def use_authorization(
@@ -113,7 +108,7 @@ async def find_mastodon_app(
     statement = select(MastodonApp).where(
         MastodonApp.base_url == base_url, MastodonApp.redirect_uri == redirect_uri
     )
-    return (await session.scalars(statement)).one_or_none()
+    return await one_row(session, statement)
 
 
 async def keep_mastodon_app(

@@ -54,10 +54,8 @@ async def list_channels(
     principal: ChannelsRead, session: Session, runtime: RuntimeDep, page: Pagination
 ) -> Collection[Channel]:
     """List the organization's connected channels, newest first."""
-    rows, next_cursor = await service.list_page(session, runtime, principal.organization_id, page)
-    return Collection[Channel](
-        items=[service.to_schema(row) for row in rows], next_cursor=next_cursor
-    )
+    found = await service.list_page(session, runtime, principal.organization_id, page)
+    return Collection[Channel].page(found, service.to_schema)
 
 
 @router.get(

@@ -19,7 +19,7 @@ from pressroom.channels.schemas import ChannelHealth
 from pressroom.config import Settings
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import not_found
+from pressroom.kit.errors import found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.providers.adapter import ChannelContext, HealthResult, ProviderError
 from pressroom.providers.connection import ConnectedAccount, missing_app_settings
@@ -64,6 +64,8 @@ def event_data(channel: Channel) -> dict[str, Any]:
 
 
 async def _emit(session: AsyncSession, runtime: Runtime, channel: Channel, event_type: str) -> None:
+    """Flush the channel's change and put its event in the outbox, in the same transaction."""
+    await session.flush()
     await emit(
         session,
         runtime,
@@ -122,7 +124,6 @@ async def connect(
         updated_at=now,
     )
     session.add(channel)
-    await session.flush()
     await _emit(session, runtime, channel, "channel.connected.v1")
     return channel
 
@@ -195,10 +196,7 @@ def not_configured_reason(provider: str, settings: Settings | None = None) -> st
 
 async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uuid.UUID) -> Channel:
     """A connected channel of the organization; 404 for unknown, foreign or disconnected."""
-    channel = await repository.get_connected(session, organization_id, channel_id)
-    if channel is None:
-        raise not_found("channel")
-    return channel
+    return found(await repository.get_connected(session, organization_id, channel_id), "channel")
 
 
 async def list_page(
@@ -226,15 +224,15 @@ async def disconnect(
     to the revocation queue, in this same transaction: the revocation loop tells the provider
     after commit (nothing is sent to the network here). (Its unpublished targets are failed by
     the caller, which owns posts: see channels/disconnecting.py.)"""
-    channel = await repository.get_connected(session, organization_id, channel_id, for_update=True)
-    if channel is None:
-        raise not_found("channel")
+    channel = found(
+        await repository.get_connected(session, organization_id, channel_id, for_update=True),
+        "channel",
+    )
     now = utcnow()
     queued = await _queue_revocation(session, runtime, channel, channel.credentials_encrypted)
     channel.credentials_encrypted = None
     channel.disconnected_at = now
     channel.updated_at = now
-    await session.flush()
     await _emit(session, runtime, channel, "channel.disconnected.v1")
     return Disconnection(channel, queued)
 
@@ -278,7 +276,6 @@ async def mark_reconnect_required(
     channel.health_reason = reason[:500]
     channel.health_checked_at = now
     channel.updated_at = now
-    await session.flush()
     await _emit(session, runtime, channel, "channel.reconnect-required.v1")
     return True
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 # Each code's status, title and the explanation served at /problems/{code}.
 PROBLEMS: dict[str, tuple[int, str, str]] = {
@@ -193,3 +193,14 @@ def field_error(field_name: str, code: str, message: str) -> PressroomError:
 
 def not_found(what: str = "resource") -> PressroomError:
     return PressroomError("not_found", detail=f"No such {what} in this organization.")
+
+
+_Found = TypeVar("_Found")
+
+
+def found(value: _Found | None, what: str) -> _Found:
+    """`value`, or the 404 of a `what` that is not there (or is another organization's, which
+    looks the same)."""
+    if value is None:
+        raise not_found(what)
+    return value

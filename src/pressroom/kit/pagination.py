@@ -6,9 +6,10 @@ import base64
 import binascii
 import hmac
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Self, TypeVar
 
 from fastapi import Depends, Query
 from pydantic import Field
@@ -62,6 +63,13 @@ class Collection(APIModel, Generic[T]):
     next_cursor: str | None = Field(
         description="Pass as `cursor` for the next page; null on the last page."
     )
+
+    @classmethod
+    def page(cls, found: tuple[list[Any], str | None], render: Callable[[Any], T]) -> Self:
+        """The page of `found` (rows and the next cursor, as `paginate` returns them), each
+        row shown as `render` shows it."""
+        rows, next_cursor = found
+        return cls(items=[render(row) for row in rows], next_cursor=next_cursor)
 
 
 def sign_cursor(box: SecretBox, collection: str, payload: bytes) -> str:

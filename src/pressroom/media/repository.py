@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from pressroom.db import rows_by_id
 from pressroom.media.models import MediaAsset
 
 
@@ -17,12 +18,10 @@ async def get_assets(
     """The organization's assets among `ids` (foreign and unknown ids are simply absent)."""
     if not ids:
         return {}
-    rows = await session.scalars(
-        select(MediaAsset).where(
-            MediaAsset.organization_id == organization_id, MediaAsset.id.in_(list(set(ids)))
-        )
+    statement = select(MediaAsset).where(
+        MediaAsset.organization_id == organization_id, MediaAsset.id.in_(list(set(ids)))
     )
-    return {row.id: row for row in rows}
+    return await rows_by_id(session, statement)
 
 
 async def storage_keys(

@@ -221,10 +221,8 @@ async def list_media(
     principal: MediaRead, session: Session, runtime: RuntimeDep, page: Pagination
 ) -> Collection[Media]:
     """List the organization's media."""
-    rows, next_cursor = await service.list_media(session, runtime, principal.organization_id, page)
-    return Collection[Media](
-        items=[Media.model_validate(row) for row in rows], next_cursor=next_cursor
-    )
+    found = await service.list_media(session, runtime, principal.organization_id, page)
+    return Collection[Media].page(found, Media.model_validate)
 
 
 @router.get(

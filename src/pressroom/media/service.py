@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.config import Settings
-from pressroom.kit.errors import not_found
+from pressroom.kit.errors import found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.media import repository
 from pressroom.media.inspect import DecodeLimits
@@ -134,10 +134,7 @@ async def get_media(
 ) -> MediaAsset:
     """The organization's asset, or 404 (another organization's asset looks the same)."""
     assets = await repository.get_assets(session, organization_id, [media_id])
-    asset = assets.get(media_id)
-    if asset is None:
-        raise not_found("media")
-    return asset
+    return found(assets.get(media_id), "media")
 
 
 async def get_assets(

@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.db import locked
+from pressroom.db import locked, one_row, rows_by_id
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 
 _LAST_MILLISECOND = datetime.max.replace(microsecond=999000, tzinfo=UTC)
@@ -47,8 +47,7 @@ async def get_post(
     for_update: bool = False,
 ) -> Post | None:
     statement = live_posts(organization_id).where(Post.id == post_id)
-    statement = locked(session, statement, lock=for_update)
-    return (await session.scalars(statement)).one_or_none()
+    return await one_row(session, statement, lock=for_update)
 
 
 async def lock_posts(
@@ -58,8 +57,7 @@ async def lock_posts(
     if not post_ids:
         return {}
     statement = select(Post).where(Post.id.in_(sorted(post_ids))).order_by(Post.id)
-    statement = locked(session, statement)
-    return {row.id: row for row in await session.scalars(statement)}
+    return await rows_by_id(session, statement, lock=True)
 
 
 async def targets_of(

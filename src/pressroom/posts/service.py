@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import field_error, not_found
+from pressroom.kit.errors import field_error, found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.posts import repository, views
 from pressroom.posts.lifecycle import UNSETTLED, derive_status, place, set_error, stoppable
@@ -88,9 +88,7 @@ async def labels_of(
 async def get_post(
     session: AsyncSession, organization_id: uuid.UUID, post_id: uuid.UUID
 ) -> PostOut:
-    post = await repository.get_post(session, organization_id, post_id)
-    if post is None:
-        raise not_found("post")
+    post = found(await repository.get_post(session, organization_id, post_id), "post")
     return await views.load_view(session, post)
 
 
@@ -134,9 +132,9 @@ async def delete_post(
     published it, the target is `published` and post.published.v1 reports the copy (with its
     `url`) so that it can be removed; otherwise it is canceled and never tried again (see
     publishing/queue.py)."""
-    post = await repository.get_post(session, organization_id, post_id, for_update=True)
-    if post is None:
-        raise not_found("post")
+    post = found(
+        await repository.get_post(session, organization_id, post_id, for_update=True), "post"
+    )
     targets = (await repository.targets_of(session, [post.id], for_update=True))[post.id]
     before = await views.load_view(session, post)
     now = utcnow()

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import FieldError, PressroomError, not_found, validation_error
+from pressroom.kit.errors import FieldError, PressroomError, found, validation_error
 from pressroom.posts import repository, views
 from pressroom.posts.approval import (
     apply_approval,
@@ -103,9 +103,10 @@ async def update_post(
     errors = check_request(body, now)
     if errors:
         raise validation_error(errors)
-    post = await repository.get_post(session, principal.organization_id, post_id, for_update=True)
-    if post is None:
-        raise not_found("post")
+    post = found(
+        await repository.get_post(session, principal.organization_id, post_id, for_update=True),
+        "post",
+    )
     targets = (await repository.targets_of(session, [post.id], for_update=True))[post.id]
     check_requirement_change(post, principal, body)
     change = await _check_change(session, post, targets, body)

@@ -4,6 +4,7 @@ channel health check need from a social network, and how its failures are descri
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -175,3 +176,20 @@ class LimitsAdapter(Protocol):
         """The server's limits, as the provider's declaration module reads them back; raise
         ProviderError when they cannot be read."""
         ...
+
+
+def counter_metrics(
+    counters: Mapping[str, Any], fields: Mapping[str, Sequence[str]]
+) -> dict[str, int]:
+    """Pressroom's metric keys from a post's counters as a network answers them: each key is
+    the sum of the counters named for it; a missing or unreadable counter counts 0 (a count
+    given as a digit string, as YouTube gives them, is read)."""
+    return {
+        key: sum(_counter(counters.get(name)) for name in names) for key, names in fields.items()
+    }
+
+
+def _counter(value: object) -> int:
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -10,9 +10,11 @@ Facebook's own dialog): each `ConnectedAccount` becomes one channel.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
+from urllib.parse import urlencode
 
 import httpx
 
@@ -98,6 +100,39 @@ class OAuthConnector(Protocol):
         (`pressroom channels connect PROVIDER --access-token-env VAR`), verified with the
         network before anything is stored. Raise ProviderError when it refuses."""
         ...
+
+
+class CodeFlowConnector:
+    """What the connectors of networks using the authorization code flow (RFC 6749 section
+    4.1) share: `start` sends the person to `authorize_url` with the app's client id (under
+    `client_field`), the redirect URI, `response_type=code`, the `scopes` joined by
+    `scope_separator`, `state` and the network's `authorize_extra` parameters; a clock stamps
+    the expiries of the tokens `exchange` obtains."""
+
+    provider: str
+    authorize_url: ClassVar[str]
+    scopes: ClassVar[tuple[str, ...]]
+    scope_separator: ClassVar[str] = ","
+    client_field: ClassVar[str] = "client_id"
+    authorize_extra: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+
+    def authorization_endpoint(self, app: OAuthApp) -> str:
+        """Where the person is sent (a network may version it)."""
+        return self.authorize_url
+
+    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
+        query = {
+            self.client_field: app.client_id,
+            "redirect_uri": app.redirect_uri,
+            "response_type": "code",
+            "scope": self.scope_separator.join(self.scopes),
+            "state": state,
+            **dict(self.authorize_extra),
+        }
+        return AuthorizationStart(f"{self.authorization_endpoint(app)}?{urlencode(query)}")
 
 
 def missing_app_settings(settings: Settings, provider: str) -> list[str]:

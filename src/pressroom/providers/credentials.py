@@ -91,16 +91,19 @@ class CredentialStore:
         channel: ChannelContext,
         refused_access_token: str,
         renewal: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+        *,
+        rotation_key: str = "refreshToken",
     ) -> dict[str, Any]:
         """The channel's credentials once `refused_access_token` is replaced: those another
         call of this process renewed while this one waited for the lock, or else
-        `renewal(newest)`'s, which are stored (the refresh token they spent noted)."""
+        `renewal(newest)`'s, which are stored (their `rotation_key` credential noted as spent:
+        the refresh token, or the access token where the network keeps the refresh token)."""
         async with self.lock(channel):
-            newest = self.current(channel, "refreshToken")
+            newest = self.current(channel, rotation_key)
             if newest.get("accessToken") != refused_access_token:
                 return newest
             renewed = await renewal(newest)
-            await self.replace(channel, str(newest.get("refreshToken") or ""), renewed)
+            await self.replace(channel, str(newest.get(rotation_key) or ""), renewed)
             return renewed
 
     async def replace(

@@ -24,12 +24,16 @@ import hashlib
 import hmac
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import httpx
 
+from pressroom.config import Settings
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import CodeFlowConnector, OAuthApp, api_version
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -71,6 +75,9 @@ AUTH_SUBCODES = {
 }
 # Headers whose JSON carries `estimated_time_to_regain_access` (minutes) when throttled.
 USAGE_HEADERS = ("x-business-use-case-usage", "x-app-usage", "x-page-usage")
+
+# The Graph API version a connector or adapter calls when the deployment names none.
+DEFAULT_GRAPH_VERSION: str = Settings.model_fields["meta_graph_version"].default
 
 
 class GraphFailure(ProviderError):
@@ -400,3 +407,35 @@ def canonical_metrics(
         for key, names in sources.items()
         if any(name in values for name in names)
     }
+
+
+def graph_time(value: object) -> datetime | None:
+    """A Graph API time, such as `2026-11-22T09:30:00+0000` (ISO 8601 without the offset's
+    colon; one with it is read too), or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")
+    except ValueError:
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return None
+
+
+class GraphConnector(CodeFlowConnector):
+    """The connector of a Meta network (Facebook Pages, Instagram) whose Graph API version the
+    deployment pins (`meta_graph_version`; `graph_version` when no app carries it)."""
+
+    def __init__(
+        self,
+        *,
+        graph_version: str = DEFAULT_GRAPH_VERSION,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(clock=clock)
+        self.graph_version = graph_version
+
+    def version(self, app: OAuthApp | None) -> str:
+        """The Graph API version to call."""
+        return api_version(app, self.graph_version)

@@ -47,6 +47,17 @@ PublicMediaUrl = Callable[[MediaItem], Awaitable[str]]
 # Waiting between polls of a provider's media processing. Injected so tests never sleep.
 Sleep = Callable[[float], Awaitable[None]]
 
+
+@dataclass(frozen=True)
+class Polling:
+    """How a publish waits for a network to process its media: `sleep` `interval` seconds
+    between polls, `budget` seconds in all (each network says what happens past it)."""
+
+    sleep: Sleep
+    interval: float
+    budget: float
+
+
 # Provider error text quoted in our messages is cut here: enough to act on, never a dump.
 MAX_DETAIL_LENGTH = 300
 # Numeric reset headers above this are Unix times (2001-09-09 onwards), below it are delays.
@@ -216,6 +227,18 @@ def rate_limited(
     return ProviderError("rate_limited", message, retry_after=wait)
 
 
+def token_rejected(
+    provider: str, action: str, detail: str, *, unsaid: str = "unauthorized"
+) -> ProviderError:
+    """`auth_expired` for a token the network refused (`unsaid` stands for a reason it did not
+    give): only reconnecting the channel helps."""
+    return ProviderError(
+        "auth_expired",
+        f"{provider} rejected the channel's token while {action} ({detail or unsaid}). "
+        "Reconnect the channel.",
+    )
+
+
 def status_failure(
     response: httpx.Response, provider: str, action: str, detail: str
 ) -> ProviderError:
@@ -322,6 +345,26 @@ def multipart_body(fields: Iterable[tuple[str, str]], file: FilePart) -> Multipa
         },
         open=stream,
     )
+
+
+async def fixed_chunks(
+    chunks: AsyncIterable[bytes], size: int, *, skip: int = 0
+) -> AsyncIterator[bytes]:
+    """`chunks` from byte `skip` on (the bytes before it are read and dropped: media is read
+    as a stream), re-cut into chunks of exactly `size` bytes, the last one shorter."""
+    skipped = 0
+    buffer = bytearray()
+    async for data in chunks:
+        if skipped < skip:
+            take = min(len(data), skip - skipped)
+            skipped += take
+            data = data[take:]
+        buffer += data
+        while len(buffer) >= size:
+            yield bytes(buffer[:size])
+            del buffer[:size]
+    if buffer:
+        yield bytes(buffer)
 
 
 async def sized_stream(chunks: AsyncIterable[bytes], size: int) -> AsyncIterator[bytes]:

@@ -11,7 +11,7 @@ from pressroom.http.access import ChannelsRead
 from pressroom.http.openapi import error_responses
 from pressroom.http.routing import PressroomRoute, RuntimeDep
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import not_found
+from pressroom.kit.errors import found
 from pressroom.kit.pagination import (
     Collection,
     Pagination,
@@ -93,10 +93,7 @@ async def get_provider(
     provider_id: ProviderId, principal: ChannelsRead, runtime: RuntimeDep
 ) -> ProviderDeclaration:
     """Read one provider declaration."""
-    declaration = get_declaration(provider_id, configured_providers(runtime.settings))
-    if declaration is None:
-        raise not_found("provider")
-    return declaration
+    return found(get_declaration(provider_id, configured_providers(runtime.settings)), "provider")
 
 
 def _encode_cursor(box: SecretBox, provider_id: str) -> str:

@@ -5,6 +5,9 @@ bearer token, an error answer is read by the network's own classifier, and a req
 for its token is sent once more when the session could renew the token (X refreshes its OAuth
 token, Bluesky its XRPC session; Mastodon tokens do not expire). Each network's session says
 where a path goes, which token to send, how to read an error and how to renew.
+
+`RefreshingSession` is the OAuth flavour shared by X, YouTube, LinkedIn, Pinterest and TikTok:
+an access token with an expiry and a refresh token to renew it with.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import httpx
 
@@ -113,27 +116,50 @@ class BearerSession(ABC):
 Renewal = Callable[[str], Awaitable[dict[str, Any]]]
 
 
-class RefreshingSession(BearerSession):
+class ClientApp(Protocol):
+    """The deployment's app at a network, as far as a session needs it: its secret, to be kept
+    out of error messages."""
+
+    @property
+    def client_secret(self) -> str | None: ...
+
+
+AppT = TypeVar("AppT", bound=ClientApp)
+
+
+class RefreshingSession(BearerSession, Generic[AppT]):
     """A session whose OAuth access token expires and is refreshed: before a call when it
     expires within `expiry_margin` seconds, and once a call when the network refuses it. The new
     set goes to the `CredentialStore` (this process's cache and the caller) at once; a
-    per-channel lock keeps two calls from refreshing together."""
+    per-channel lock keeps two calls from refreshing together.
+
+    What differs between networks is data: the margin, the credential that tells a caller's
+    stale copy (`rotation_key`: the refresh token, or the access token where the network keeps
+    the refresh token), the wording of "cannot be refreshed, reconnect", which answers refuse
+    the token (`refused`), and whether a refused token that cannot be renewed is classified as
+    the network's own error (`classify_unrenewable`) or reported as that wording."""
 
     expiry_margin: ClassVar[float] = 60.0
+    rotation_key: ClassVar[str] = "refreshToken"
+    classify_unrenewable: ClassVar[bool] = True
+    # What a token that must be renewed and cannot be is reported as (None: the wording below).
+    unrenewable: ClassVar[str | None] = None
 
     def __init__(
         self,
         http: httpx.AsyncClient,
+        app: AppT | None,
         channel: ChannelContext,
         store: CredentialStore,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(http)
+        self._app = app
         self._channel = channel
         self._store = store
         self._clock = clock
-        self.credentials: dict[str, Any] = store.current(channel, "refreshToken")
+        self.credentials: dict[str, Any] = store.current(channel, self.rotation_key)
         self._refreshed_this_call = False
         if not isinstance(self.credentials.get("accessToken"), str):
             raise ProviderError(
@@ -145,6 +171,20 @@ class RefreshingSession(BearerSession):
         """How to renew the credentials now, or None when they cannot be (no refresh token, an
         expired one, no app configured)."""
 
+    def cannot_refresh(self) -> ProviderError:
+        """The error for a token that must be renewed and cannot be."""
+        return ProviderError(
+            "auth_expired",
+            self.unrenewable
+            or f"The {self.provider} access token has expired (or is about to) and cannot "
+            "be refreshed (no refresh token, an expired one, or no app configured). "
+            "Reconnect the channel.",
+        )
+
+    def refused(self, response: httpx.Response) -> bool:
+        """Whether `response` refused the token it carried."""
+        return response.status_code == 401
+
     def access_token(self) -> str:
         token: str = self.credentials["accessToken"]
         return token
@@ -153,35 +193,38 @@ class RefreshingSession(BearerSession):
         """The channel's tokens, to be kept out of error messages."""
         return (self.credentials.get("accessToken"), self.credentials.get("refreshToken"))
 
-    async def prepare(self) -> None:
+    def secrets(self) -> tuple[str | None, ...]:
+        """The channel's tokens and the app's secret, to be kept out of error messages."""
+        return (*self.token_secrets(), self._app.client_secret if self._app else None)
+
+    def expiring(self) -> bool:
+        """Whether the access token ends within the margin (an unknown expiry: it is used)."""
         expires_at = self.credentials.get("expiresAt")
-        if isinstance(expires_at, int | float) and (
+        return isinstance(expires_at, int | float) and (
             self._clock() >= expires_at - self.expiry_margin
-        ):
+        )
+
+    async def prepare(self) -> None:
+        if self.expiring():
             await self._refresh(self.access_token())
 
     async def renewed(self, response: httpx.Response, used: str) -> bool:
-        if response.status_code != 401 or self._refreshed_this_call or self.renewal() is None:
+        if not self.refused(response) or self._refreshed_this_call:
+            return False
+        if self.classify_unrenewable and self.renewal() is None:
             return False
         await self._refresh(used)
         return True
 
     async def _refresh(self, used_access: str) -> None:
-        async with self._store.lock(self._channel):
-            latest = self._store.current(self._channel, "refreshToken")
-            if latest.get("accessToken") != used_access:
-                self.credentials = latest  # another call of this process refreshed meanwhile
-                return
-            renew = self.renewal()
-            if renew is None:
-                raise ProviderError(
-                    "auth_expired",
-                    f"The {self.provider} access token has expired (or is about to) and cannot "
-                    "be refreshed (no refresh token, an expired one, or no app configured). "
-                    "Reconnect the channel.",
-                )
-            self._refreshed_this_call = True
-            spent = str(self.credentials.get("refreshToken") or "")
-            updated = {**self.credentials, **await renew(spent)}
-            self.credentials = updated
-            await self._store.replace(self._channel, spent, updated)
+        self.credentials = await self._store.renew(
+            self._channel, used_access, self._renew, rotation_key=self.rotation_key
+        )
+
+    async def _renew(self, newest: dict[str, Any]) -> dict[str, Any]:
+        self.credentials = newest
+        renew = self.renewal()
+        if renew is None:
+            raise self.cannot_refresh()
+        self._refreshed_this_call = True
+        return {**newest, **await renew(str(newest.get("refreshToken") or ""))}

@@ -12,7 +12,7 @@ from pressroom.http.access import WebhooksManage, WebhooksRead
 from pressroom.http.openapi import error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import not_found
+from pressroom.kit.errors import found
 from pressroom.kit.pagination import Collection, Pagination, paginate
 from pressroom.webhooks import repository, service
 from pressroom.webhooks.models import Delivery
@@ -149,9 +149,7 @@ async def _endpoint(
     session: Session, organization_id: uuid.UUID, endpoint_id: uuid.UUID
 ) -> EndpointRow:
     endpoint = await repository.get_endpoint(session, organization_id, endpoint_id)
-    if endpoint is None:
-        raise not_found("webhook endpoint")
-    return endpoint
+    return found(endpoint, "webhook endpoint")
 
 
 async def _delivery(
@@ -159,9 +157,7 @@ async def _delivery(
 ) -> tuple[EndpointRow, Delivery]:
     endpoint = await _endpoint(session, organization_id, endpoint_id)
     delivery = await repository.get_delivery(session, endpoint.id, delivery_id)
-    if delivery is None:
-        raise not_found("webhook delivery")
-    return endpoint, delivery
+    return endpoint, found(delivery, "webhook delivery")
 
 
 async def _detail(session: Session, delivery: Delivery) -> WebhookDeliveryDetail:
@@ -186,7 +182,7 @@ async def list_webhook_endpoints(
     principal: WebhooksRead, session: Session, runtime: RuntimeDep, page: Pagination
 ) -> Collection[WebhookEndpoint]:
     """List webhook endpoints."""
-    rows, next_cursor = await paginate(
+    found = await paginate(
         session,
         repository.endpoints_of(principal.organization_id),
         model=EndpointRow,
@@ -194,9 +190,7 @@ async def list_webhook_endpoints(
         box=runtime.box,
         collection="webhook-endpoints",
     )
-    return Collection[WebhookEndpoint](
-        items=[endpoint_view(row) for row in rows], next_cursor=next_cursor
-    )
+    return Collection[WebhookEndpoint].page(found, endpoint_view)
 
 
 @router.post(

@@ -43,6 +43,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
+    counter_metrics,
 )
 from pressroom.providers.bluesky.facets import build_facets
 from pressroom.providers.bluesky.media import MediaDimensions, build_embed
@@ -119,6 +120,13 @@ async def create_session_credentials(
         session = BlueskySession(client, channel, CredentialStore(CredentialCache()))
         await session.ensure()
         return session.credentials.to_dict()
+
+
+METRICS = {
+    "likes": ("likeCount",),
+    "comments": ("replyCount",),
+    "shares": ("repostCount", "quoteCount"),
+}
 
 
 class BlueskyAdapter(HttpAdapter):
@@ -296,11 +304,7 @@ class BlueskyAdapter(HttpAdapter):
                 "not_found",
                 f"Bluesky no longer shows {provider_post_id}; it may have been deleted.",
             )
-        return {
-            "likes": _count(view, "likeCount"),
-            "comments": _count(view, "replyCount"),
-            "shares": _count(view, "repostCount") + _count(view, "quoteCount"),
-        }
+        return counter_metrics(view, METRICS)
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """End the channel's session (`com.atproto.server.deleteSession` with the refresh JWT,
@@ -392,8 +396,3 @@ def _parse_post_uri(provider_post_id: str) -> AtUri:
     if uri.collection != POST_COLLECTION:
         raise ProviderError("invalid_request", f"{provider_post_id!r} is not a Bluesky post.")
     return uri
-
-
-def _count(view: dict[str, Any], key: str) -> int:
-    value = view.get(key)
-    return value if isinstance(value, int) and value >= 0 else 0

@@ -51,7 +51,7 @@ from pressroom.providers.facebook.videos import (
     PollBudget,
 )
 from pressroom.providers.graph import GraphClient
-from pressroom.providers.http import PublicMediaUrl, Sleep
+from pressroom.providers.http import Polling, PublicMediaUrl, Sleep
 from pressroom.providers.options import alt_texts, first_comment
 
 log = logging.getLogger(__name__)
@@ -93,16 +93,14 @@ class FacebookAdapter:
             http, provider=PROVIDER, version=graph_version, app_secret=app_secret
         )
         self._media_url = media_url
-        self._sleep = sleep
         self._clock = clock
-        self._poll_interval = poll_interval
-        self._poll_budget = poll_budget
+        self._polling = Polling(sleep, poll_interval, poll_budget)
 
     def _api(self, channel: ChannelContext) -> PageApi:
         return PageApi(self._graph, channel)
 
     def _budget(self) -> PollBudget:
-        return PollBudget(self._sleep, self._poll_interval, self._poll_budget)
+        return PollBudget(self._polling)
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         api = self._api(request.channel)

@@ -26,22 +26,18 @@ which Pressroom does not.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import (
-    AuthorizationStart,
     ConnectedAccount,
     OAuthApp,
-    api_version,
 )
-from pressroom.providers.facebook.page import DEFAULT_GRAPH_VERSION, PROVIDER, required_value
-from pressroom.providers.graph import GraphClient, GraphFailure
+from pressroom.providers.facebook.page import PROVIDER, required_value
+from pressroom.providers.graph import GraphClient, GraphConnector, GraphFailure
 
 SCOPES = (
     "pages_show_list",
@@ -55,38 +51,19 @@ PAGE_FIELDS = "id,name,username,access_token,tasks"
 MAX_ACCOUNT_PAGES = 10
 
 
-class FacebookConnector:
+class FacebookConnector(GraphConnector):
     """The `OAuthConnector` of Facebook Pages (registry.CONNECTORS)."""
 
     provider = "facebook"
+    scopes = SCOPES
 
-    def __init__(
-        self,
-        *,
-        graph_version: str = DEFAULT_GRAPH_VERSION,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.graph_version = graph_version
-        self._clock = clock
+    def authorization_endpoint(self, app: OAuthApp) -> str:
+        return f"https://www.facebook.com/{self.version(app)}/dialog/oauth"
 
     def _graph(self, http: httpx.AsyncClient, app: OAuthApp | None) -> GraphClient:
         secret = app.client_secret if app is not None else None
-        version = api_version(app, self.graph_version)
+        version = self.version(app)
         return GraphClient(http, provider=PROVIDER, version=version, app_secret=secret)
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "state": state,
-                "response_type": "code",
-                "scope": ",".join(SCOPES),
-            }
-        )
-        return AuthorizationStart(
-            f"https://www.facebook.com/{api_version(app, self.graph_version)}/dialog/oauth?{query}"
-        )
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient

@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook.page import PageApi
+from pressroom.providers.graph import graph_time
 
 RECOVERY_WINDOW = timedelta(hours=24)
 RECENT_ITEMS = "25"
@@ -62,7 +63,7 @@ async def find_published(api: PageApi, kind: str, text: str, now: datetime) -> s
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             continue
-        created = _created(item.get("created_time"))
+        created = graph_time(item.get("created_time"))
         if created is None or now - created > RECOVERY_WINDOW:
             continue
         said = item.get(field)
@@ -70,13 +71,3 @@ async def find_published(api: PageApi, kind: str, text: str, now: datetime) -> s
             found: str = item["id"]
             return found
     return None
-
-
-def _created(value: object) -> datetime | None:
-    # Graph times look like 2026-11-22T09:30:00+0000.
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")
-    except ValueError:
-        return None

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook.page import PageApi, required_value
-from pressroom.providers.http import Sleep, safe_detail
+from pressroom.providers.http import Polling, safe_detail
 
 # Between status checks, and in all for one publish (the default lease is 60 seconds).
 DEFAULT_POLL_INTERVAL = 3.0
@@ -42,19 +42,18 @@ Goal = Literal["uploaded", "published", "ready"]
 
 @dataclass
 class PollBudget:
-    """The waiting one publish may still do, through the injected `sleep`."""
+    """The waiting one publish may still do under its `polling`."""
 
-    sleep: Sleep
-    interval: float = DEFAULT_POLL_INTERVAL
-    total: float = DEFAULT_POLL_BUDGET
+    polling: Polling
     spent: float = field(default=0.0)
 
     async def wait(self) -> bool:
         """Sleep one interval if the budget allows it; False when it is spent."""
-        if self.spent + self.interval > self.total:
+        interval = self.polling.interval
+        if self.spent + interval > self.polling.budget:
             return False
-        await self.sleep(self.interval)
-        self.spent += self.interval
+        await self.polling.sleep(interval)
+        self.spent += interval
         return True
 
 
@@ -166,7 +165,7 @@ async def _uploaded_session(
     if not await wait_for_video(api, video_id, "uploaded", budget):
         raise ProviderError(
             "timeout",
-            f"Facebook was still fetching the {noun} after {budget.total:g} seconds; nothing "
-            "was published, and it will be retried.",
+            f"Facebook was still fetching the {noun} after {budget.polling.budget:g} seconds; "
+            "nothing was published, and it will be retried.",
         )
     return video_id

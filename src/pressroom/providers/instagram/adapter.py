@@ -29,7 +29,7 @@ from datetime import datetime
 
 import httpx
 
-from pressroom.kit.clock import utcnow
+from pressroom.kit.clock import utc_minute, utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -42,7 +42,7 @@ from pressroom.providers.credentials import (
     CredentialCache,
     CredentialsChanged,
 )
-from pressroom.providers.http import HttpAdapter, PublicMediaUrl, Sleep
+from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.instagram.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -58,7 +58,6 @@ from pressroom.providers.instagram.recovery import (
 from pressroom.providers.instagram.session import (
     DEFAULT_GRAPH_VERSION,
     InstagramSession,
-    expiry_text,
 )
 from pressroom.providers.options import alt_texts, first_comment
 
@@ -93,10 +92,8 @@ class InstagramAdapter(HttpAdapter):
         self._on_credentials_changed = on_credentials_changed
         self._graph_version = graph_version
         self._cache = credential_cache
-        self._sleep = sleep
         self._clock = clock
-        self._poll_interval = poll_interval
-        self._processing_timeout = processing_timeout
+        self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> InstagramSession:
         return InstagramSession(
@@ -131,9 +128,7 @@ class InstagramAdapter(HttpAdapter):
             publisher = ContainerPublisher(
                 session,
                 self._media_url,
-                self._sleep,
-                poll_interval=self._poll_interval,
-                processing_timeout=self._processing_timeout,
+                self._polling,
             )
             await publisher.check_quota()
             container = await publisher.build(
@@ -201,7 +196,7 @@ class InstagramAdapter(HttpAdapter):
             why = f": {refusal.message}" if refusal is not None else ""
             return HealthResult(
                 "reconnect_required",
-                f"The Instagram token expires on {expiry_text(expires_at)} and could not be "
+                f"The Instagram token expires on {utc_minute(expires_at)} and could not be "
                 f"refreshed{why}. Reconnect the channel.",
             )
         return HealthResult("healthy")

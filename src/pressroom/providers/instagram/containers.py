@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import PublicMediaUrl, Sleep
+from pressroom.providers.http import Polling, PublicMediaUrl
 from pressroom.providers.instagram.errors import (
     DAY,
     TRANSIENT_SUBCODES,
@@ -48,16 +48,13 @@ class ContainerPublisher:
         self,
         session: InstagramSession,
         media_url: PublicMediaUrl,
-        sleep: Sleep,
-        *,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+        polling: Polling,
     ) -> None:
+        """`polling.interval` is the first wait, doubled after each poll up to
+        MAX_POLL_INTERVAL; `polling.budget` bounds the whole wait."""
         self._session = session
         self._media_url = media_url
-        self._sleep = sleep
-        self._poll_interval = poll_interval
-        self._processing_timeout = processing_timeout
+        self._polling = polling
 
     async def check_quota(self) -> None:
         """Raise `rate_limited` (retry after the window) when the account has no post left."""
@@ -151,7 +148,7 @@ class ContainerPublisher:
 
     async def wait_finished(self, container: str, label: str) -> None:
         action = f"checking the processing of {label}"
-        waited, interval = 0.0, self._poll_interval
+        waited, interval = 0.0, self._polling.interval
         for _ in range(MAX_POLLS):
             body = await self._session.get(container, action, {"fields": "status_code,status"})
             state = body.get("status_code")
@@ -169,9 +166,9 @@ class ContainerPublisher:
                 raise ProviderError(
                     "invalid_request", f"The container of {label} was already published."
                 )
-            if waited + interval > self._processing_timeout:
+            if waited + interval > self._polling.budget:
                 break
-            await self._sleep(interval)
+            await self._polling.sleep(interval)
             waited += interval
             interval = min(interval * 2, MAX_POLL_INTERVAL)
         raise ProviderError(

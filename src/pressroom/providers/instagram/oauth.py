@@ -21,23 +21,20 @@ for the metrics (IG Media Insights).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import (
-    AuthorizationStart,
     ConnectedAccount,
     OAuthApp,
-    api_version,
 )
+from pressroom.providers.graph import GraphConnector
 from pressroom.providers.http import response_json, transport_failure
 from pressroom.providers.instagram.errors import PROVIDER, classify
-from pressroom.providers.instagram.session import DEFAULT_GRAPH_VERSION, graph_url
+from pressroom.providers.instagram.session import graph_url
 from pressroom.providers.instagram.tokens import (
     REFRESH_AGE_SECONDS,
     LongLivedToken,
@@ -55,31 +52,12 @@ SCOPES = (
 )
 
 
-class InstagramConnector:
+class InstagramConnector(GraphConnector):
     """Connects the Instagram professional account that logs in (one channel per grant)."""
 
     provider = "instagram"
-
-    def __init__(
-        self,
-        *,
-        graph_version: str = DEFAULT_GRAPH_VERSION,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.graph_version = graph_version
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "response_type": "code",
-                "scope": ",".join(SCOPES),
-                "state": state,
-            }
-        )
-        return AuthorizationStart(url=f"{AUTHORIZE_URL}?{query}")
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
@@ -94,7 +72,7 @@ class InstagramConnector:
         token = await long_lived_token(
             http, grant.access_token, client_secret=app.client_secret, clock=self._clock
         )
-        version = api_version(app, self.graph_version)
+        version = self.version(app)
         user_id, username = await read_account(http, version, token.access_token)
         return [_account(token, user_id, username, grant.permissions)]
 
@@ -105,7 +83,7 @@ class InstagramConnector:
         if not token:
             raise ProviderError("invalid_request", "An Instagram User access token is needed.")
         # Read the account first: a token Instagram refuses stores nothing.
-        user_id, username = await read_account(http, api_version(app, self.graph_version), token)
+        user_id, username = await read_account(http, self.version(app), token)
         try:
             known = await refresh_token(http, token, clock=self._clock)
         except ProviderError as error:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from pressroom.providers.graph import graph_time
 from pressroom.providers.instagram.session import InstagramSession
 
 RECENT_MEDIA = 25
@@ -60,7 +61,7 @@ async def find_published(
             continue
         if comparable(str(entry.get("caption") or "")) != wanted:
             continue
-        published = _timestamp(entry.get("timestamp"))
+        published = graph_time(entry.get("timestamp"))
         if published is None or now - published > RECOVERY_WINDOW:
             continue
         permalink = entry.get("permalink")
@@ -83,16 +84,3 @@ async def has_comment(session: InstagramSession, media_id: str, text: str) -> bo
         if not username or comment.get("username") in (None, username):
             return True
     return False
-
-
-def _timestamp(value: object) -> datetime | None:
-    """Instagram's `2019-04-05T07:56:32+0000` (ISO 8601 without the offset's colon)."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")
-    except ValueError:
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            return None

@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
 from pressroom.config import Settings
+from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext, ProviderError
 from pressroom.providers.credentials import (
     CredentialCache,
@@ -42,10 +42,6 @@ logger = logging.getLogger(__name__)
 
 def graph_url(version: str, path: str) -> str:
     return f"{GRAPH}/{version}/{path.lstrip('/')}"
-
-
-def expiry_text(expires_at: float) -> str:
-    return datetime.fromtimestamp(expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 class InstagramSession:
@@ -139,7 +135,7 @@ class InstagramSession:
         if expires_at is not None and now >= expires_at:
             raise ProviderError(
                 "auth_expired",
-                f"The Instagram token expired on {expiry_text(expires_at)} and can no longer "
+                f"The Instagram token expired on {utc_minute(expires_at)} and can no longer "
                 "be refreshed. Reconnect the channel.",
             )
         refreshable_at = self.credentials.get("refreshableAt")

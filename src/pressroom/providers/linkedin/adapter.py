@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -36,7 +37,7 @@ from pressroom.providers.adapter import (
 )
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialsChanged, CredentialStore
-from pressroom.providers.http import HttpAdapter, MediaReader, Sleep
+from pressroom.providers.http import HttpAdapter, MediaReader, Polling, Sleep
 from pressroom.providers.linkedin import media, posts
 from pressroom.providers.linkedin.errors import RETIRED_VERSIONS, retired_version_error
 from pressroom.providers.linkedin.metrics import post_metrics
@@ -77,7 +78,7 @@ class LinkedInAdapter(HttpAdapter):
         self._store = store or CredentialStore(PROCESS_CREDENTIALS, on_credentials_changed)
         self.version = version
         self._clock = clock
-        self._polling = media.Polling(sleep or asyncio.sleep, poll_interval, poll_budget)
+        self._polling = Polling(sleep or asyncio.sleep, poll_interval, poll_budget)
 
     def _session(self, channel: ChannelContext) -> LinkedInSession:
         if self.version in RETIRED_VERSIONS:
@@ -188,7 +189,7 @@ class LinkedInAdapter(HttpAdapter):
             return None
         if refreshable(credentials, self._app, now):
             return None
-        when = datetime.fromtimestamp(expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        when = utc_minute(expires_at)
         verb = "expired" if expires_at <= now else "expires"
         return (
             f"The LinkedIn access token {verb} {when} and cannot be refreshed (no refresh token, "

@@ -23,7 +23,13 @@ from datetime import UTC, datetime, timedelta
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
+from pressroom.providers.http import (
+    rate_limited,
+    response_json,
+    safe_detail,
+    status_failure,
+    token_rejected,
+)
 
 PROVIDER = "LinkedIn"
 VERSION_SETTING = "PRESSROOM_LINKEDIN_VERSION"
@@ -88,11 +94,7 @@ def classify(
             PROVIDER, f"{action} (daily quota, reset at midnight UTC)", headers, detail
         )
     if status == 401:
-        return ProviderError(
-            "auth_expired",
-            f"LinkedIn rejected the channel's token while {action} ({detail or 'unauthorized'}). "
-            "Reconnect the channel.",
-        )
+        return token_rejected(PROVIDER, action, detail)
     lowered = detail.lower()
     if status == 422 and "duplicate" in lowered:
         return ProviderError(

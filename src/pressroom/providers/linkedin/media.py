@@ -21,23 +21,15 @@ the PDF goes in one `PUT` to `uploadUrl`; then `GET /rest/documents/{urn}` until
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import MediaReader, Sleep, sized_stream
+from pressroom.providers.http import MediaReader, Polling, sized_stream
 from pressroom.providers.linkedin.session import LinkedInSession, encoded
 
 DEFAULT_POLL_INTERVAL = 5.0
 # LinkedIn processes a 500 MB video in minutes; past this the publish is retried later.
 DEFAULT_POLL_BUDGET = 600.0
-
-
-@dataclass(frozen=True)
-class Polling:
-    sleep: Sleep
-    interval: float = DEFAULT_POLL_INTERVAL
-    budget: float = DEFAULT_POLL_BUDGET
 
 
 def _value(body: dict[str, Any], key: str, action: str) -> Any:

@@ -26,13 +26,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import (
-    AuthorizationStart,
+    CodeFlowConnector,
     ConnectedAccount,
     OAuthApp,
     api_version,
@@ -40,7 +39,7 @@ from pressroom.providers.connection import (
 from pressroom.providers.http import provider_request, response_json
 from pressroom.providers.linkedin.errors import PROVIDER, classify
 from pressroom.providers.linkedin.session import API, DEFAULT_VERSION
-from pressroom.providers.linkedin.tokens import token_request
+from pressroom.providers.linkedin.tokens import TOKEN_ENDPOINT
 
 AUTHORIZE_URL = "https://www.linkedin.com/oauth/v2/authorization"
 SCOPES = ("openid", "profile", "w_member_social", "w_organization_social", "r_organization_social")
@@ -49,36 +48,24 @@ ORGANIZATION_SCOPE = "w_organization_social"
 MAX_ORGANIZATIONS = 100
 
 
-class LinkedInConnector:
+class LinkedInConnector(CodeFlowConnector):
     """The `OAuthConnector` of LinkedIn (registry.CONNECTORS)."""
 
     provider = "linkedin"
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
+    scope_separator = " "
 
     def __init__(
         self, *, version: str = DEFAULT_VERSION, clock: Callable[[], float] = time.time
     ) -> None:
+        super().__init__(clock=clock)
         self.version = version
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "response_type": "code",
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "state": state,
-                "scope": " ".join(SCOPES),
-            }
-        )
-        return AuthorizationStart(f"{AUTHORIZE_URL}?{query}")
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
-        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": app.redirect_uri}
-        tokens = await token_request(
-            http, app, form, "exchanging the authorization code", clock=self._clock
-        )
+        tokens = await TOKEN_ENDPOINT.code_grant(http, app, code, app.redirect_uri, self._clock)
         scopes = str(tokens.get("scope", "")).replace(",", " ").split()
         version = api_version(app, self.version)
         return await self._accounts(

@@ -46,7 +46,7 @@ def refreshable(credentials: Mapping[str, Any], app: OAuthApp | None, now: float
     return not (isinstance(refresh_expires, int | float) and now >= refresh_expires)
 
 
-class LinkedInSession(RefreshingSession):
+class LinkedInSession(RefreshingSession[OAuthApp]):
     """One channel's API client. Build one per adapter call."""
 
     provider = PROVIDER
@@ -62,8 +62,7 @@ class LinkedInSession(RefreshingSession):
         version: str = DEFAULT_VERSION,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        super().__init__(http, channel, store, clock=clock)
-        self._app = app
+        super().__init__(http, app, channel, store, clock=clock)
         self.version = version
 
     @property
@@ -76,9 +75,6 @@ class LinkedInSession(RefreshingSession):
                 "auth_expired", "The LinkedIn channel does not know its account; reconnect it."
             )
         return author
-
-    def secrets(self) -> tuple[str | None, ...]:
-        return (*self.token_secrets(), self._app.client_secret if self._app else None)
 
     def url(self, path: str) -> str:
         # Upload URLs come whole from LinkedIn's initializeUpload answers.

@@ -58,6 +58,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
+    counter_metrics,
 )
 from pressroom.providers.http import (
     FilePart,
@@ -82,6 +83,11 @@ POLL_DELAYS = (1.0, 2.0, 3.0)
 POLL_MAX_DELAY = 5.0
 DEFAULT_MEDIA_POLL_TIMEOUT = 300.0
 _VISIBILITIES = frozenset({"public", "unlisted", "private", "direct"})
+METRICS = {
+    "likes": ("favourites_count",),
+    "shares": ("reblogs_count",),
+    "comments": ("replies_count",),
+}
 
 
 @dataclass(frozen=True)
@@ -342,11 +348,7 @@ class MastodonAdapter(HttpAdapter):
         status = await self._api(channel).call(
             "GET", f"/api/v1/statuses/{provider_post_id}", "reading the status's counts"
         )
-        return {
-            "likes": _count(status, "favourites_count"),
-            "shares": _count(status, "reblogs_count"),
-            "comments": _count(status, "replies_count"),
-        }
+        return counter_metrics(status, METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
@@ -456,11 +458,6 @@ def _limits(instance: dict[str, Any]) -> InstanceLimits:
 
 def _positive(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def _count(status: Mapping[str, Any], key: str) -> int:
-    value = status.get(key)
-    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def _parse_time(value: object) -> datetime | None:

@@ -35,14 +35,13 @@ from pressroom.providers.credentials import (
     CredentialsChanged,
     CredentialStore,
 )
-from pressroom.providers.http import MediaReader, PublicMediaUrl, Sleep
+from pressroom.providers.http import MediaReader, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.pinterest import pins
 from pressroom.providers.pinterest.api import PinterestSession
 from pressroom.providers.pinterest.metrics import pin_metrics
 from pressroom.providers.pinterest.video import (
     DEFAULT_POLL_BUDGET,
     DEFAULT_POLL_INTERVAL,
-    Polling,
     upload_video,
 )
 
@@ -150,7 +149,7 @@ class PinterestAdapter:
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
             session = self._session(channel)
-            if session.refresh_due() and not session.refreshable():
+            if session.expiring() and not session.refreshable():
                 return HealthResult(
                     "reconnect_required",
                     "The Pinterest access token has expired or expires within a day, and "

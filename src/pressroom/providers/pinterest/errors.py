@@ -12,7 +12,13 @@ from __future__ import annotations
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
+from pressroom.providers.http import (
+    rate_limited,
+    response_json,
+    safe_detail,
+    status_failure,
+    token_rejected,
+)
 
 PROVIDER = "Pinterest"
 # Pinterest's error code for "Authentication failed" (also sent with other statuses).
@@ -38,11 +44,7 @@ def classify(
     if status == 429:
         return rate_limited(PROVIDER, action, response.headers, detail)
     if status == 401 or code == AUTH_FAILED:
-        return ProviderError(
-            "auth_expired",
-            f"Pinterest rejected the channel's token while {action} "
-            f"({detail or 'authentication failed'}). Reconnect the channel.",
-        )
+        return token_rejected(PROVIDER, action, detail, unsaid="authentication failed")
     if status == 400:
         lowered = detail.lower()
         if any(word in lowered for word in _MEDIA_WORDS):

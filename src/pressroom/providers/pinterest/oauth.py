@@ -22,15 +22,17 @@ Scopes (https://developers.pinterest.com/docs/getting-started/authentication-and
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import (
+    CodeFlowConnector,
+    ConnectedAccount,
+    OAuthApp,
+)
 from pressroom.providers.http import provider_request, response_json
 from pressroom.providers.pinterest.api import API
 from pressroom.providers.pinterest.errors import PROVIDER, classify
@@ -40,25 +42,12 @@ AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
 SCOPES = ("pins:read", "pins:write", "boards:read", "user_accounts:read")
 
 
-class PinterestConnector:
+class PinterestConnector(CodeFlowConnector):
     """The `OAuthConnector` of Pinterest (registry.CONNECTORS)."""
 
     provider = "pinterest"
-
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "response_type": "code",
-                "scope": ",".join(SCOPES),
-                "state": state,
-            }
-        )
-        return AuthorizationStart(f"{AUTHORIZE_URL}?{query}")
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient

@@ -15,13 +15,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pressroom.providers.adapter import MediaItem, ProviderError
 from pressroom.providers.http import (
     FilePart,
     MediaReader,
-    Sleep,
+    Polling,
     media_filename,
     multipart_body,
     provider_request,
@@ -32,13 +30,6 @@ from pressroom.providers.pinterest.errors import PROVIDER, classify
 
 DEFAULT_POLL_INTERVAL = 3.0
 DEFAULT_POLL_BUDGET = 30.0
-
-
-@dataclass(frozen=True)
-class Polling:
-    sleep: Sleep
-    interval: float = DEFAULT_POLL_INTERVAL
-    budget: float = DEFAULT_POLL_BUDGET
 
 
 async def upload_video(

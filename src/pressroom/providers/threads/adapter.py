@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.kit.clock import utcnow
+from pressroom.kit.clock import utc_minute, utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -37,7 +37,7 @@ from pressroom.providers.adapter import (
     PublishResult,
 )
 from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
-from pressroom.providers.http import HttpAdapter, PublicMediaUrl, Sleep
+from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.threads.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -45,7 +45,7 @@ from pressroom.providers.threads.containers import (
 )
 from pressroom.providers.threads.progress import PROCESS_PROGRESS, ProgressBook
 from pressroom.providers.threads.publishing import publish_steps
-from pressroom.providers.threads.session import DAY, ThreadsSession, expiry_date
+from pressroom.providers.threads.session import DAY, ThreadsSession
 from pressroom.providers.threads.steps import plan_steps
 
 # check_health warns this long before a token that cannot be refreshed expires.
@@ -76,10 +76,8 @@ class ThreadsAdapter(HttpAdapter):
         super().__init__(http)
         self._cache = credential_cache
         self._progress = progress
-        self._sleep = sleep
         self._clock = clock
-        self._poll_interval = poll_interval
-        self._processing_timeout = processing_timeout
+        self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> ThreadsSession:
         return ThreadsSession(
@@ -96,9 +94,7 @@ class ThreadsAdapter(HttpAdapter):
         containers = Containers(
             session,
             self._media_url,
-            self._sleep,
-            poll_interval=self._poll_interval,
-            processing_timeout=self._processing_timeout,
+            self._polling,
         )
         channel_id, key = request.channel.id, request.idempotency_key
         progress = self._progress.open(channel_id, key)
@@ -164,7 +160,7 @@ class ThreadsAdapter(HttpAdapter):
         if refusal is None or expires_at is None:
             return HealthResult("healthy")
         reason = (
-            f"The Threads token expires on {expiry_date(expires_at)} and could not be "
+            f"The Threads token expires on {utc_minute(expires_at)} and could not be "
             f"refreshed: {refusal.message}"
         )
         if expires_at - session.clock() <= EXPIRY_WARNING:

@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import PublicMediaUrl, Sleep, response_json
+from pressroom.providers.http import Polling, PublicMediaUrl, response_json
 from pressroom.providers.threads.session import ThreadsSession
 
 DEFAULT_POLL_INTERVAL = 5.0
@@ -72,16 +72,12 @@ class Containers:
         self,
         session: ThreadsSession,
         media_url: PublicMediaUrl | None,
-        sleep: Sleep,
-        *,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+        polling: Polling,
     ) -> None:
+        """`polling.budget` bounds the seconds this attempt waits for processing in all."""
         self._session = session
         self._media_url = media_url
-        self._sleep = sleep
-        self._poll_interval = poll_interval
-        self._processing_timeout = processing_timeout
+        self._polling = polling
         # Seconds this attempt has spent waiting for Threads to process its containers.
         self._waited = 0.0
 
@@ -131,14 +127,14 @@ class Containers:
                 raise ProviderError(
                     "media_rejected", f"Threads could not process {label}: {reason or 'ERROR'}"
                 )
-            if self._waited + self._poll_interval > self._processing_timeout:
+            if self._waited + self._polling.interval > self._polling.budget:
                 raise ProviderError(
                     "provider_unavailable",
                     f"Threads was still processing {label} after {math.ceil(self._waited)} s; "
                     "the publish will be retried and will go on with the same container.",
                 )
-            await self._sleep(self._poll_interval)
-            self._waited += self._poll_interval
+            await self._polling.sleep(self._polling.interval)
+            self._waited += self._polling.interval
 
     async def publish(self, container_id: str, label: str) -> str:
         """Publish a finished container; the post's media id."""

@@ -25,12 +25,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import (
+    CodeFlowConnector,
+    ConnectedAccount,
+    OAuthApp,
+)
 from pressroom.providers.threads.api import API, GRAPH, answer_json, send
 
 AUTHORIZE_URL = "https://threads.net/oauth/authorize"
@@ -61,25 +64,12 @@ class LongLivedToken:
     expires_at: int | None
 
 
-class ThreadsConnector:
+class ThreadsConnector(CodeFlowConnector):
     """Connects Threads accounts (providers/connection.py `OAuthConnector`)."""
 
     provider = "threads"
-
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "scope": ",".join(SCOPES),
-                "response_type": "code",
-                "state": state,
-            }
-        )
-        return AuthorizationStart(f"{AUTHORIZE_URL}?{query}")
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext, ProviderError
 from pressroom.providers.credentials import (
     CredentialCache,
@@ -34,10 +34,6 @@ DAY = 86400
 REFRESH_WITHIN = 30 * DAY
 
 log = logging.getLogger(__name__)
-
-
-def expiry_date(expires_at: float) -> str:
-    return datetime.fromtimestamp(expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 class ThreadsSession:
@@ -89,7 +85,7 @@ class ThreadsSession:
         if self.clock() >= expires_at:
             raise ProviderError(
                 "auth_expired",
-                f"The Threads token expired on {expiry_date(expires_at)}, and an expired token "
+                f"The Threads token expired on {utc_minute(expires_at)}, and an expired token "
                 "cannot be refreshed. Reconnect the channel.",
             )
         if expires_at - self.clock() > REFRESH_WITHIN:

@@ -32,7 +32,6 @@ import asyncio
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import httpx
 
@@ -44,6 +43,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
+    counter_metrics,
 )
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import (
@@ -56,17 +56,17 @@ from pressroom.providers.http import HttpAdapter, MediaReader, PublicMediaUrl, S
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH, CreatorInfo
 from pressroom.providers.tiktok.posts import PostBuilder, post_url
 from pressroom.providers.tiktok.progress import PROCESS_PENDING, PendingPublishes
-from pressroom.providers.tiktok.session import ChannelTokens, TikTokSession, renewal_blocker
+from pressroom.providers.tiktok.session import TikTokSession, renewal_blocker
 from pressroom.providers.tiktok.status import DEFAULT_POLL_INTERVAL, DEFAULT_TIMEOUT, StatusPoll
 from pressroom.providers.tiktok.tokens import refresh_tokens, revoke_token
 from pressroom.providers.tiktok.upload import DEFAULT_CHUNK_BYTES
 
 METRIC_FIELDS = "id,view_count,like_count,comment_count,share_count"
 _METRICS = {
-    "views": "view_count",
-    "likes": "like_count",
-    "comments": "comment_count",
-    "shares": "share_count",
+    "views": ("view_count",),
+    "likes": ("like_count",),
+    "comments": ("comment_count",),
+    "shares": ("share_count",),
 }
 # Warn this long before the refresh token (365 days) runs out: the channel needs reconnecting.
 REFRESH_WARNING_SECONDS = 7 * 86400
@@ -114,8 +114,9 @@ class TikTokAdapter(HttpAdapter):
         )
 
     def _session(self, channel: ChannelContext) -> TikTokSession:
-        tokens = ChannelTokens(self._app, channel, self._store, lambda: self._clock().timestamp())
-        return TikTokSession(self._http, tokens)
+        return TikTokSession(
+            self._http, self._app, channel, self._store, clock=lambda: self._clock().timestamp()
+        )
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         channel, key = request.channel, request.idempotency_key
@@ -182,7 +183,7 @@ class TikTokAdapter(HttpAdapter):
             raise ProviderError(
                 "not_found", f"TikTok no longer shows video {provider_post_id}; it may be deleted."
             )
-        return {name: _count(video, field) for name, field in _METRICS.items()}
+        return counter_metrics(video, _METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
@@ -191,7 +192,7 @@ class TikTokAdapter(HttpAdapter):
             return HealthResult.failed(error)
         now = self._clock().timestamp()
         blocker = renewal_blocker(session.credentials, self._app, now)
-        if session.tokens.expiring() and blocker is not None:
+        if session.expiring() and blocker is not None:
             return HealthResult(
                 "reconnect_required",
                 f"The TikTok access token expires within minutes and cannot be refreshed "
@@ -241,8 +242,3 @@ class TikTokAdapter(HttpAdapter):
             raise
         await revoke_token(self._http, self._app, str(fresh["accessToken"]))
         return "revoked"
-
-
-def _count(video: dict[str, Any], field: str) -> int:
-    value = video.get(field)
-    return value if isinstance(value, int) and value >= 0 else 0

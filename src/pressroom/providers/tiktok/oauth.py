@@ -21,19 +21,21 @@ ends with the person finishing the post in the TikTok app) and `video.list` (met
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import (
+    CodeFlowConnector,
+    ConnectedAccount,
+    OAuthApp,
+)
 from pressroom.providers.credentials import CredentialCache, CredentialStore
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH
-from pressroom.providers.tiktok.session import ChannelTokens, TikTokSession
-from pressroom.providers.tiktok.tokens import refresh_tokens, request_tokens
+from pressroom.providers.tiktok.session import TikTokSession
+from pressroom.providers.tiktok.tokens import TOKEN_ENDPOINT, refresh_tokens
 
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
 SCOPES = ("user.info.basic", "video.publish", "video.list")
@@ -41,36 +43,19 @@ USER_FIELDS = "open_id,union_id,avatar_url,display_name"
 REFRESH_TOKEN_PREFIX = "rft."
 
 
-class TikTokConnector:
+class TikTokConnector(CodeFlowConnector):
     """The `OAuthConnector` of TikTok (registry.CONNECTORS)."""
 
     provider = "tiktok"
-
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_key": app.client_id,
-                "scope": ",".join(SCOPES),
-                "redirect_uri": app.redirect_uri,
-                "state": state,
-                "response_type": "code",
-            }
-        )
-        return AuthorizationStart(f"{AUTHORIZE_URL}?{query}")
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
+    client_field = "client_key"
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
-        grant = {
-            "code": code,
-            "grant_type": "authorization_code",
-            "redirect_uri": app.redirect_uri,
-        }
-        credentials = await request_tokens(
-            http, app, grant, "exchanging the authorization code", self._clock
+        credentials = await TOKEN_ENDPOINT.code_grant(
+            http, app, code, app.redirect_uri, self._clock
         )
         return [await self._account(http, app, credentials)]
 
@@ -104,7 +89,7 @@ class TikTokConnector:
             )
         channel = ChannelContext.unsaved("tiktok", credentials)
         store = CredentialStore(CredentialCache())
-        session = TikTokSession(http, ChannelTokens(app, channel, store, self._clock))
+        session = TikTokSession(http, app, channel, store, clock=self._clock)
         user = await session.call(
             "GET", "/v2/user/info/", "reading the account", params={"fields": USER_FIELDS}
         )

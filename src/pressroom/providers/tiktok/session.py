@@ -9,17 +9,14 @@ holding the old copy does not spend the old refresh token again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.http import response_json
-from pressroom.providers.session import BearerSession
+from pressroom.providers.session import RefreshingSession, Renewal
 from pressroom.providers.tiktok.errors import PROVIDER, classify, is_failure, tiktok_error
 from pressroom.providers.tiktok.tokens import refresh_tokens
 
@@ -41,97 +38,42 @@ def renewal_blocker(credentials: dict[str, Any], app: OAuthApp | None, now: floa
     return None
 
 
-@dataclass
-class ChannelTokens:
-    """The channel's current credentials, and how to renew them."""
-
-    app: OAuthApp | None
-    channel: ChannelContext
-    store: CredentialStore
-    clock: Callable[[], float]
-    credentials: dict[str, Any] = field(init=False, repr=False)
-    renewed: bool = field(default=False, init=False)
-
-    def __post_init__(self) -> None:
-        self.credentials = self.store.current(self.channel, "refreshToken")
-        if not isinstance(self.credentials.get("accessToken"), str):
-            raise ProviderError(
-                "auth_expired", "The TikTok channel has no access token; reconnect it."
-            )
-
-    @property
-    def access(self) -> str:
-        return str(self.credentials["accessToken"])
-
-    def expiring(self) -> bool:
-        """Whether the access token ends within the margin (unknown expiry: it is used)."""
-        expires_at = self.credentials.get("expiresAt")
-        if not isinstance(expires_at, int | float):
-            return False
-        return expires_at - self.clock() <= EXPIRY_MARGIN_SECONDS
-
-    async def renew(self, http: httpx.AsyncClient, replacing: str) -> None:
-        """New tokens in place of the access token `replacing`, unless this process has
-        already renewed it (another call, while this one waited for the lock)."""
-        async with self.store.lock(self.channel):
-            newest = self.store.current(self.channel, "refreshToken")
-            if newest.get("accessToken") != replacing:
-                self.credentials = newest
-                return
-            blocker = renewal_blocker(self.credentials, self.app, self.clock())
-            if blocker is not None or self.app is None:
-                raise ProviderError(
-                    "auth_expired",
-                    f"The TikTok access token has expired and cannot be refreshed ({blocker}). "
-                    "Reconnect the channel.",
-                )
-            self.renewed = True
-            spent = str(self.credentials["refreshToken"])
-            fresh = await refresh_tokens(http, self.app, spent, self.clock)
-            self.credentials = {**self.credentials, **fresh}
-            await self.store.replace(self.channel, spent, self.credentials)
-
-
-class TikTokSession(BearerSession):
+class TikTokSession(RefreshingSession[OAuthApp]):
     """One channel's API client. Build one per adapter call."""
 
     provider = PROVIDER
+    expiry_margin = EXPIRY_MARGIN_SECONDS
+    classify_unrenewable = False
 
-    def __init__(self, http: httpx.AsyncClient, tokens: ChannelTokens) -> None:
-        super().__init__(http)
-        self.tokens = tokens
+    def blocker(self) -> str | None:
+        """Why the access token could not be refreshed now, or None if it could."""
+        return renewal_blocker(self.credentials, self._app, self._clock())
 
-    @property
-    def credentials(self) -> dict[str, Any]:
-        return self.tokens.credentials
-
-    def secrets(self) -> tuple[str | None, ...]:
-        app = self.tokens.app
-        return (
-            self.credentials.get("accessToken"),
-            self.credentials.get("refreshToken"),
-            app.client_secret if app else None,
+    def cannot_refresh(self) -> ProviderError:
+        return ProviderError(
+            "auth_expired",
+            f"The TikTok access token has expired and cannot be refreshed ({self.blocker()}). "
+            "Reconnect the channel.",
         )
+
+    def refused(self, response: httpx.Response) -> bool:
+        """A token refused as invalid (a 401 for a missing scope is not: a new token would
+        carry the same scopes)."""
+        code = tiktok_error(response)[0]
+        return code == "access_token_invalid" or (response.status_code == 401 and not code)
 
     def url(self, path: str) -> str:
         return API + path
 
-    def access_token(self) -> str:
-        return self.tokens.access
+    def renewal(self) -> Renewal | None:
+        app = self._app
+        if app is None or self.blocker() is not None:
+            return None
 
-    async def prepare(self) -> None:
-        if self.tokens.expiring():
-            await self.tokens.renew(self._http, self.tokens.access)
+        async def renew(refresh_token: str) -> dict[str, Any]:
+            return await refresh_tokens(self._http, app, refresh_token, self._clock)
 
-    async def renewed(self, response: httpx.Response, used: str) -> bool:
-        """A token refused as invalid is refreshed, once a call (a 401 for a missing scope is
-        not: a new token would carry the same scopes)."""
-        code = tiktok_error(response)[0]
-        refused = code == "access_token_invalid" or (response.status_code == 401 and not code)
-        if not refused or self.tokens.renewed:
-            return False
-        await self.tokens.renew(self._http, used)
-        return True
+        return renew
 
     async def call(self, method: str, path: str, action: str, **options: Any) -> dict[str, Any]:
         """The `data` object of a successful answer; a classified ProviderError otherwise."""

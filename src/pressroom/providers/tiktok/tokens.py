@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.http import provider_request, response_json, safe_detail, status_failure
 from pressroom.providers.tiktok.errors import PROVIDER
+from pressroom.providers.token_endpoint import TokenEndpoint
 
 TOKEN_URL = "https://open.tiktokapis.com/v2/oauth/token/"
 # https://developers.tiktok.com/doc/oauth-user-access-token-management ("Revoke access"): a form
@@ -46,50 +46,24 @@ async def _app_form(
     )
 
 
-async def request_tokens(
-    http: httpx.AsyncClient,
-    app: OAuthApp,
-    grant: Mapping[str, str],
-    action: str,
-    clock: Callable[[], float],
-) -> dict[str, Any]:
-    """Credentials from the token endpoint for `grant` (a code or a refresh token)."""
-    response = await _app_form(http, app, TOKEN_URL, grant, action)
-    body = response_json(response)
-    access = body.get("access_token")
-    if not response.is_success or not isinstance(access, str) or not access:
-        said = body.get("error_description") or body.get("error") or ""
-        detail = safe_detail(said, (app.client_secret, *grant.values()))
-        if response.is_success or response.status_code in (400, 401):
-            # invalid_grant and friends: the code or refresh token is spent, expired or revoked.
-            raise ProviderError(
-                "auth_expired",
-                f"TikTok refused {action} ({detail or 'invalid grant'}). Reconnect the channel.",
-            )
-        raise status_failure(response, PROVIDER, action, detail)
-    now = int(clock())
-    credentials: dict[str, Any] = {"accessToken": access}
-    for key, name in (("expires_in", "expiresAt"), ("refresh_expires_in", "refreshExpiresAt")):
-        seconds = body.get(key)
-        if isinstance(seconds, int):
-            credentials[name] = now + seconds
-    for key, name in (("refresh_token", "refreshToken"), ("scope", "scope"), ("open_id", "openId")):
-        value = body.get(key)
-        if isinstance(value, str) and value:
-            credentials[name] = value
-    return credentials
+# TikTok names the client id `client_key`, answers some refusals with 200 and no token, and
+# adds the account's `open_id`.
+TOKEN_ENDPOINT = TokenEndpoint(
+    TOKEN_URL,
+    PROVIDER,
+    PROVIDER,
+    client_id_field="client_key",
+    headers={"Content-Type": "application/x-www-form-urlencoded"},
+    refresh_lifetime_field="refresh_expires_in",
+    kept_fields=(("open_id", "openId"),),
+    refused_without_token=True,
+)
 
 
 async def refresh_tokens(
     http: httpx.AsyncClient, app: OAuthApp, refresh_token: str, clock: Callable[[], float]
 ) -> dict[str, Any]:
-    return await request_tokens(
-        http,
-        app,
-        {"grant_type": "refresh_token", "refresh_token": refresh_token},
-        "refreshing the access token",
-        clock,
-    )
+    return await TOKEN_ENDPOINT.refresh_grant(http, app, refresh_token, clock)
 
 
 async def revoke_token(http: httpx.AsyncClient, app: OAuthApp, token: str) -> bool:

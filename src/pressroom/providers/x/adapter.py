@@ -51,6 +51,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
+    counter_metrics,
 )
 from pressroom.providers.credentials import (
     PROCESS_CREDENTIALS,
@@ -66,12 +67,13 @@ from pressroom.providers.http import (
     response_json,
 )
 from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
+from pressroom.providers.token_endpoint import TokenSet
 from pressroom.providers.x.media import (
     DEFAULT_PROCESSING_TIMEOUT,
     DEFAULT_SEGMENT_BYTES,
     MediaUploader,
 )
-from pressroom.providers.x.oauth import TokenSet, XApp, revoke_token
+from pressroom.providers.x.oauth import XApp, revoke_token
 from pressroom.providers.x.session import XSession
 
 # How many of the account's latest posts a duplicate recovery looks through.
@@ -134,6 +136,15 @@ def normalized_text(text: str) -> str:
     rewritten to t.co links and a media link appended, so entities are decoded, URLs dropped
     and whitespace collapsed on both sides."""
     return " ".join(_URL.sub(" ", html.unescape(text)).split())
+
+
+METRICS = {
+    "impressions": ("impression_count",),
+    "likes": ("like_count",),
+    "comments": ("reply_count",),
+    "shares": ("retweet_count", "quote_count"),
+    "saves": ("bookmark_count",),
+}
 
 
 class XAdapter(HttpAdapter):
@@ -324,13 +335,7 @@ class XAdapter(HttpAdapter):
                 "not_found",
                 f"X no longer shows post {provider_post_id}; it may have been deleted.",
             )
-        return {
-            "impressions": _count(metrics, "impression_count"),
-            "likes": _count(metrics, "like_count"),
-            "comments": _count(metrics, "reply_count"),
-            "shares": _count(metrics, "retweet_count") + _count(metrics, "quote_count"),
-            "saves": _count(metrics, "bookmark_count"),
-        }
+        return counter_metrics(metrics, METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
@@ -359,8 +364,3 @@ class XAdapter(HttpAdapter):
         for token, hint in tokens:
             await revoke_token(self._app, token, token_type_hint=hint, http=self._http)
         return "revoked"
-
-
-def _count(metrics: dict[str, Any], key: str) -> int:
-    value = metrics.get(key)
-    return value if isinstance(value, int) and value >= 0 else 0

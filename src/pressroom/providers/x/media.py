@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from pressroom.providers.http import (
     FilePart,
     MediaReader,
     Sleep,
+    fixed_chunks,
     media_filename,
     multipart_body,
     response_json,
@@ -111,7 +111,7 @@ class MediaUploader:
         media_id, _ = self._media_answer(init, f"starting the upload of {label}", label)
         index = 0
         sent = 0
-        async for segment in _segments(self.read_media(item), segment_bytes):
+        async for segment in fixed_chunks(self.read_media(item), segment_bytes):
             sent += len(segment)
             await self._append(media_id, index, segment, label)
             index += 1
@@ -203,15 +203,3 @@ class MediaUploader:
             # The upload endpoints refuse only the file itself (type, size, duration, codec).
             return ProviderError("media_rejected", f"X refused {label}: {error.message}")
         return error
-
-
-async def _segments(chunks: AsyncIterator[bytes], size: int) -> AsyncIterator[bytes]:
-    """Re-cut a stream of any chunk sizes into segments of exactly `size` (the last shorter)."""
-    buffer = bytearray()
-    async for chunk in chunks:
-        buffer += chunk
-        while len(buffer) >= size:
-            yield bytes(buffer[:size])
-            del buffer[:size]
-    if buffer:
-        yield bytes(buffer)

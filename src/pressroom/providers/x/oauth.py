@@ -37,7 +37,6 @@ from urllib.parse import urlencode
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
 from pressroom.providers.http import (
     given_or_own_client,
     provider_request,
@@ -45,6 +44,7 @@ from pressroom.providers.http import (
     safe_detail,
     status_failure,
 )
+from pressroom.providers.token_endpoint import TokenEndpoint, TokenSet
 
 AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
 TOKEN_URL = "https://api.x.com/2/oauth2/token"
@@ -53,6 +53,9 @@ ME_URL = "https://api.x.com/2/users/me"
 # Post, read the account, upload media, and get a refresh token (docs.x.com, OAuth 2.0 scopes).
 DEFAULT_SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
 PROVIDER = "X"
+# A confidential client authenticates with HTTP Basic and names itself in the form too; a
+# public one (no secret) only names itself.
+TOKEN_ENDPOINT = TokenEndpoint(TOKEN_URL, PROVIDER, PROVIDER, secret_in_form=False)
 
 
 @dataclass(frozen=True)
@@ -77,24 +80,6 @@ class PendingAuthorization:
     url: str
     state: str
     code_verifier: str = field(repr=False)
-
-
-@dataclass(frozen=True)
-class TokenSet:
-    access_token: str = field(repr=False)
-    refresh_token: str | None = field(repr=False)
-    expires_at: int | None
-    scope: str | None
-
-    def as_credentials(self) -> dict[str, Any]:
-        credentials: dict[str, Any] = {"accessToken": self.access_token}
-        if self.refresh_token:
-            credentials["refreshToken"] = self.refresh_token
-        if self.expires_at is not None:
-            credentials["expiresAt"] = self.expires_at
-        if self.scope:
-            credentials["scope"] = self.scope
-        return credentials
 
 
 def new_code_verifier() -> str:
@@ -149,26 +134,16 @@ async def exchange_code(
     if not redirect:
         raise ValueError("the redirect URI of the authorization request is needed")
     async with given_or_own_client(http) as client:
-        tokens = await _token_request(
-            client,
-            app,
-            {
-                "grant_type": "authorization_code",
-                "code": code,
-                "redirect_uri": redirect,
-                "code_verifier": code_verifier,
-            },
-            "exchanging the authorization code",
-            clock,
+        credentials = await TOKEN_ENDPOINT.code_grant(
+            client, app, code, redirect, clock, code_verifier=code_verifier
         )
-        credentials = tokens.as_credentials()
         response = await provider_request(
             client,
             "GET",
             ME_URL,
             provider=PROVIDER,
             action="reading the account",
-            bearer=tokens.access_token,
+            bearer=credentials["accessToken"],
         )
     if not response.is_success:
         raise status_failure(response, PROVIDER, "reading the account", "")
@@ -185,14 +160,8 @@ async def refresh_access_token(
     *,
     clock: Callable[[], float] = time.time,
 ) -> TokenSet:
-    return await _token_request(
-        http,
-        app,
-        {"grant_type": "refresh_token", "refresh_token": refresh_token},
-        "refreshing the access token",
-        clock,
-        secrets_=(refresh_token,),
-    )
+    credentials = await TOKEN_ENDPOINT.refresh_grant(http, app, refresh_token, clock)
+    return TokenSet.from_credentials(credentials)
 
 
 async def revoke_token(
@@ -219,42 +188,6 @@ async def revoke_token(
     described = body.get("error_description") or body.get("error") or ""
     detail = safe_detail(described, (token, app.client_secret))
     raise status_failure(response, PROVIDER, action, detail)
-
-
-async def _token_request(
-    http: httpx.AsyncClient,
-    app: XApp,
-    form: Mapping[str, str],
-    action: str,
-    clock: Callable[[], float],
-    secrets_: tuple[str, ...] = (),
-) -> TokenSet:
-    response = await _app_request(
-        http, app, TOKEN_URL, {**form, "client_id": app.client_id}, action
-    )
-    body = response_json(response)
-    if not response.is_success:
-        described = body.get("error_description") or body.get("error") or ""
-        detail = safe_detail(described, (*secrets_, app.client_secret, form.get("code")))
-        if response.status_code in (400, 401):
-            # invalid_grant / invalid_request: the code or refresh token is spent or revoked.
-            raise ProviderError(
-                "auth_expired",
-                f"X refused {action} ({detail or 'invalid grant'}). Reconnect the channel.",
-            )
-        raise status_failure(response, PROVIDER, action, detail)
-    access = body.get("access_token")
-    if not isinstance(access, str) or not access:
-        raise ProviderError("provider_unavailable", f"X answered {action} without a token.")
-    refresh = body.get("refresh_token")
-    expires_in = body.get("expires_in")
-    scope = body.get("scope")
-    return TokenSet(
-        access_token=access,
-        refresh_token=refresh if isinstance(refresh, str) else None,
-        expires_at=int(clock()) + expires_in if isinstance(expires_in, int) else None,
-        scope=scope if isinstance(scope, str) else None,
-    )
 
 
 async def _app_request(

@@ -14,16 +14,19 @@ own 24-hour posting limit is the one reached, `x-user-limit-24hour-remaining: 0`
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
-from pressroom.providers.session import BearerSession
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import (
+    rate_limited,
+    response_json,
+    safe_detail,
+    status_failure,
+    token_rejected,
+)
+from pressroom.providers.session import RefreshingSession, Renewal
 from pressroom.providers.x.oauth import XApp, refresh_access_token
 
 PROVIDER = "X"
@@ -49,79 +52,30 @@ def problem_detail(response: httpx.Response, secrets: tuple[str | None, ...] = (
     return safe_detail("; ".join(parts), secrets)
 
 
-class XSession(BearerSession):
+class XSession(RefreshingSession[XApp]):
     """One channel's API client. Build one per adapter call."""
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        http: httpx.AsyncClient,
-        app: XApp | None,
-        channel: ChannelContext,
-        store: CredentialStore,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        super().__init__(http)
-        self._app = app
-        self._channel = channel
-        self._store = store
-        self._clock = clock
-        self.credentials: dict[str, Any] = store.current(channel, "refreshToken")
-        self._refreshed_this_call = False
-        if not isinstance(self.credentials.get("accessToken"), str):
-            raise ProviderError("auth_expired", "The X channel has no access token; reconnect it.")
-
-    def secrets(self) -> tuple[str | None, ...]:
-        return (
-            self.credentials.get("accessToken"),
-            self.credentials.get("refreshToken"),
-            self._app.client_secret if self._app else None,
-        )
+    expiry_margin = EXPIRY_MARGIN_SECONDS
+    classify_unrenewable = False
+    unrenewable = (
+        "The X access token has expired and cannot be refreshed (no refresh token "
+        "or no X app configured). Reconnect the channel."
+    )
 
     def url(self, path: str) -> str:
         return API + path
 
-    def access_token(self) -> str:
-        token: str = self.credentials["accessToken"]
-        return token
+    def renewal(self) -> Renewal | None:
+        app = self._app
+        if app is None or not isinstance(self.credentials.get("refreshToken"), str):
+            return None
 
-    async def prepare(self) -> None:
-        expires_at = self.credentials.get("expiresAt")
-        if isinstance(expires_at, int | float) and (
-            self._clock() >= expires_at - EXPIRY_MARGIN_SECONDS
-        ):
-            await self._refresh(self.access_token())
+        async def renew(refresh_token: str) -> dict[str, Any]:
+            tokens = await refresh_access_token(self._http, app, refresh_token, clock=self._clock)
+            return tokens.as_credentials()
 
-    async def renewed(self, response: httpx.Response, used: str) -> bool:
-        """A token refused with 401 is refreshed, once a call."""
-        if response.status_code != 401 or self._refreshed_this_call:
-            return False
-        await self._refresh(used)
-        return True
-
-    async def _refresh(self, used_access: str) -> None:
-        async with self._store.lock(self._channel):
-            latest = self._store.current(self._channel, "refreshToken")
-            if latest.get("accessToken") != used_access:
-                # Another call of this process refreshed while this one waited.
-                self.credentials = latest
-                return
-            refresh_token = self.credentials.get("refreshToken")
-            if not isinstance(refresh_token, str) or self._app is None:
-                raise ProviderError(
-                    "auth_expired",
-                    "The X access token has expired and cannot be refreshed (no refresh token "
-                    "or no X app configured). Reconnect the channel.",
-                )
-            self._refreshed_this_call = True
-            tokens = await refresh_access_token(
-                self._http, self._app, refresh_token, clock=self._clock
-            )
-            updated = {**self.credentials, **tokens.as_credentials()}
-            self.credentials = updated
-            await self._store.replace(self._channel, refresh_token, updated)
+        return renew
 
     def classify(self, response: httpx.Response, action: str) -> ProviderError:
         detail = problem_detail(response, self.secrets())
@@ -137,11 +91,7 @@ class XSession(BearerSession):
                 )
             return rate_limited(PROVIDER, action, headers, detail)
         if status == 401:
-            return ProviderError(
-                "auth_expired",
-                f"X rejected the channel's token while {action} ({detail or 'unauthorized'}). "
-                "Reconnect the channel.",
-            )
+            return token_rejected(PROVIDER, action, detail)
         lowered = detail.lower()
         if status == 403 and "duplicate" in lowered:
             return ProviderError(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import httpx
 
@@ -33,6 +32,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
+    counter_metrics,
 )
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import (
@@ -55,6 +55,13 @@ from pressroom.providers.youtube.upload import (
 from pressroom.providers.youtube.video import video_resource
 
 WEB = "https://www.youtube.com"
+
+# videos.list `statistics` (counts as digit strings).
+METRICS = {
+    "views": ("viewCount",),
+    "likes": ("likeCount",),
+    "comments": ("commentCount",),
+}
 
 
 class YouTubeAdapter(HttpAdapter):
@@ -146,11 +153,7 @@ class YouTubeAdapter(HttpAdapter):
                 "not_found",
                 f"YouTube no longer shows video {provider_post_id}; it may have been deleted.",
             )
-        return {
-            "views": _count(statistics, "viewCount"),
-            "likes": _count(statistics, "likeCount"),
-            "comments": _count(statistics, "commentCount"),
-        }
+        return counter_metrics(statistics, METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
@@ -178,10 +181,3 @@ def _the_video(media: tuple[MediaItem, ...]) -> MediaItem:
     if len(videos) != 1 or len(media) != 1:
         raise ProviderError("invalid_request", "A YouTube video target takes exactly one video.")
     return videos[0]
-
-
-def _count(statistics: dict[str, Any], key: str) -> int:
-    value = statistics.get(key)
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

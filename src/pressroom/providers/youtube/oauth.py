@@ -29,17 +29,15 @@ Credentials dict: `{"accessToken", "refreshToken", "expiresAt" (Unix seconds), "
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.connection import CodeFlowConnector, ConnectedAccount, OAuthApp
 from pressroom.providers.http import provider_request, response_json, status_failure
+from pressroom.providers.token_endpoint import Secrets, TokenEndpoint, TokenSet
 from pressroom.providers.youtube.errors import PROVIDER, error_detail
 
 AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
@@ -53,64 +51,19 @@ SCOPES = (
 )
 
 
-@dataclass(frozen=True)
-class TokenSet:
-    access_token: str = field(repr=False)
-    refresh_token: str | None = field(repr=False)
-    expires_at: int | None
-    scope: str | None
-
-    def as_credentials(self) -> dict[str, Any]:
-        credentials: dict[str, Any] = {"accessToken": self.access_token}
-        if self.refresh_token:
-            credentials["refreshToken"] = self.refresh_token
-        if self.expires_at is not None:
-            credentials["expiresAt"] = self.expires_at
-        if self.scope:
-            credentials["scope"] = self.scope
-        return credentials
-
-
-async def token_request(
-    http: httpx.AsyncClient,
-    app: OAuthApp,
-    form: Mapping[str, str],
-    action: str,
-    clock: Callable[[], float],
-) -> TokenSet:
-    """A grant at Google's token endpoint; a refused grant is `auth_expired`."""
-    sent = {**form, "client_id": app.client_id, "client_secret": app.client_secret}
-    response = await provider_request(
-        http, "POST", TOKEN_URL, provider=PROVIDER, action=action, data=sent
-    )
+def _described(response: httpx.Response, secrets: Secrets) -> str:
     body = response_json(response)
-    if not response.is_success:
-        secrets = (app.client_secret, form.get("code"), form.get("refresh_token"))
-        detail = error_detail(body, secrets) or str(body.get("error") or "")
-        if response.status_code in (400, 401):
-            raise ProviderError(
-                "auth_expired",
-                f"Google refused {action} ({detail or 'invalid grant'}). Reconnect the channel.",
-            )
-        raise status_failure(response, PROVIDER, action, detail)
-    access = body.get("access_token")
-    if not isinstance(access, str) or not access:
-        raise ProviderError("provider_unavailable", f"Google answered {action} without a token.")
-    refresh, expires_in = body.get("refresh_token"), body.get("expires_in")
-    scope = body.get("scope")
-    return TokenSet(
-        access_token=access,
-        refresh_token=refresh if isinstance(refresh, str) else None,
-        expires_at=int(clock()) + expires_in if isinstance(expires_in, int) else None,
-        scope=scope if isinstance(scope, str) else None,
-    )
+    return error_detail(body, secrets) or str(body.get("error") or "")
+
+
+TOKEN_ENDPOINT = TokenEndpoint(TOKEN_URL, PROVIDER, "Google", describe=_described)
 
 
 async def refresh_access_token(
     http: httpx.AsyncClient, app: OAuthApp, refresh_token: str, clock: Callable[[], float]
 ) -> TokenSet:
-    form = {"grant_type": "refresh_token", "refresh_token": refresh_token}
-    tokens = await token_request(http, app, form, "refreshing the access token", clock)
+    credentials = await TOKEN_ENDPOINT.refresh_grant(http, app, refresh_token, clock)
+    tokens = TokenSet.from_credentials(credentials)
     # Google answers a refresh without a refresh token: the one used stays valid.
     if tokens.refresh_token is None:
         return TokenSet(tokens.access_token, refresh_token, tokens.expires_at, tokens.scope)
@@ -163,36 +116,22 @@ async def read_channel(http: httpx.AsyncClient, access_token: str) -> dict[str, 
     }
 
 
-class YouTubeConnector:
+class YouTubeConnector(CodeFlowConnector):
     """The `OAuthConnector` of YouTube channels (registry.CONNECTORS)."""
 
     provider = "youtube"
-
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
-
-    def start(self, app: OAuthApp, state: str) -> AuthorizationStart:
-        query = urlencode(
-            {
-                "client_id": app.client_id,
-                "redirect_uri": app.redirect_uri,
-                "response_type": "code",
-                "scope": " ".join(SCOPES),
-                "state": state,
-                "access_type": "offline",
-                "prompt": "consent",
-            }
-        )
-        return AuthorizationStart(f"{AUTHORIZE_URL}?{query}")
+    authorize_url = AUTHORIZE_URL
+    scopes = SCOPES
+    scope_separator = " "
+    authorize_extra = (("access_type", "offline"), ("prompt", "consent"))
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
-        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": app.redirect_uri}
-        tokens = await token_request(
-            http, app, form, "exchanging the authorization code", self._clock
+        credentials = await TOKEN_ENDPOINT.code_grant(
+            http, app, code, app.redirect_uri, self._clock
         )
-        return [await _account(http, tokens)]
+        return [await _account(http, TokenSet.from_credentials(credentials))]
 
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient

@@ -24,14 +24,14 @@ how a retry then looks for the video an earlier attempt finished).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import MediaReader, response_json
+from pressroom.providers.http import MediaReader, fixed_chunks, response_json
 from pressroom.providers.youtube.session import YouTubeSession
 
 UPLOAD_URL = "https://www.googleapis.com/upload/youtube/v3/videos"
@@ -153,7 +153,7 @@ class ResumableUpload:
         holds less than was sent (then the caller goes on from what it holds)."""
         total = item.size_bytes
         position = offset
-        async for chunk in _chunks(self.read_media(item), offset, self.chunk_bytes):
+        async for chunk in fixed_chunks(self.read_media(item), self.chunk_bytes, skip=offset):
             last = position + len(chunk) - 1
             action = f"sending bytes {position}-{last} of the video"
             response = await self.session.request(
@@ -213,21 +213,3 @@ def _received(range_header: str | None) -> int:
         return 0
     last = range_header.rsplit("-", 1)[1].strip()
     return int(last) + 1 if last.isdigit() else 0
-
-
-async def _chunks(stream: AsyncIterator[bytes], offset: int, size: int) -> AsyncIterator[bytes]:
-    """The stream from byte `offset` on, cut into chunks of `size` (the last shorter). The
-    bytes before `offset`, already at YouTube, are read and dropped: media is read as a stream."""
-    skipped = 0
-    buffer = bytearray()
-    async for data in stream:
-        if skipped < offset:
-            take = min(len(data), offset - skipped)
-            skipped += take
-            data = data[take:]
-        buffer += data
-        while len(buffer) >= size:
-            yield bytes(buffer[:size])
-            del buffer[:size]
-    if buffer:
-        yield bytes(buffer)
