@@ -1,0 +1,40 @@
+"""Installs the console on the application: its pages, static files and error pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from starlette.responses import RedirectResponse, Response
+from starlette.staticfiles import StaticFiles
+
+from pressroom.console import overview, signing_in
+from pressroom.console.rendering import render
+from pressroom.console.sessions import CsrfRefused, SignInRequired
+
+_HERE = Path(__file__).parent
+# Front-end packages, vendored with their licences (no CDN, no build step).
+VENDOR = _HERE.parent / "static" / "vendor"
+
+
+def install_console(app: FastAPI) -> None:
+    for router in (signing_in.router, overview.router):
+        app.include_router(router)
+    app.mount("/console/static", StaticFiles(directory=str(_HERE / "static")), name="console")
+    app.mount("/console/vendor", StaticFiles(directory=str(VENDOR)), name="console-vendor")
+
+    async def sign_in_first(request: Request, _exc: Exception) -> Response:
+        if request.headers.get("hx-request"):
+            # htmx follows this header with a full page load.
+            return Response(status_code=401, headers={"HX-Redirect": "/console/sign-in"})
+        return RedirectResponse("/console/sign-in", status_code=303)
+
+    async def csrf_refused(request: Request, _exc: Exception) -> Response:
+        message = (
+            "This form was refused: it did not carry this session's security token (CSRF). "
+            "Reload the page and try again."
+        )
+        return render(request, "error.html", {"error": message}, status=403)
+
+    app.add_exception_handler(SignInRequired, sign_in_first)
+    app.add_exception_handler(CsrfRefused, csrf_refused)
