@@ -25,6 +25,7 @@ class Answer:
     status: int
     body: Any
     headers: Mapping[str, str] = field(default_factory=dict)
+    content: bytes = b""
 
     @property
     def ok(self) -> bool:
@@ -82,11 +83,13 @@ class ConsoleApi:
                 content=content,
                 headers=headers,
             )
-        try:
-            body = response.json() if response.content else None
-        except ValueError:
-            body = None
-        return Answer(response.status_code, body, dict(response.headers))
+        body = None
+        if "json" in response.headers.get("content-type", ""):
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+        return Answer(response.status_code, body, dict(response.headers), response.content)
 
     async def get(self, path: str, **params: Any) -> Answer:
         return await self.call("GET", path, params=params)
