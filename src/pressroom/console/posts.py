@@ -4,7 +4,7 @@ with filters, and each post with its targets; approval requests and decisions.""
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from starlette.responses import RedirectResponse, Response
@@ -13,20 +13,13 @@ from pressroom.console import calendar
 from pressroom.console.overview import ADVICE, channel_names
 from pressroom.console.rendering import TZ_COOKIE, render, time_zone, zone_names
 from pressroom.console.sessions import Visitor, check_csrf, visitor
+from pressroom.posts.schemas import PostStatus
 
 router = APIRouter(prefix="/console/posts", include_in_schema=False)
 Person = Annotated[Visitor, Depends(visitor)]
 VIEW_COOKIE = "pressroom_view"
 _YEAR = 365 * 86400
-STATUSES = (
-    "draft",
-    "pending_approval",
-    "scheduled",
-    "publishing",
-    "published",
-    "partially_published",
-    "failed",
-)
+STATUSES = get_args(PostStatus)
 
 
 def _remember(request: Request, response: Response, name: str, value: str) -> None:
