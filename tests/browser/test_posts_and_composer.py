@@ -70,18 +70,25 @@ def test_a_text_over_the_limit_is_counted_before_submitting(
     sign_in(page, console_server, console_server.owner.key)
     page.get_by_role("link", name="Compose").click()
     page.get_by_label("Bluesky (bluesky)").check()
-    count = page.locator("#counts li", has_text="Bluesky")
-    expect(count).to_have_text("Bluesky: 0 / 300 graphemes")
+    count = page.locator("#counts li.count", has_text="Bluesky")
+    expect(count.locator(".target-count")).to_have_text("Bluesky: 0 / 300 graphemes")
     page.get_by_label("Text", exact=True).press_sequentially("é" * 20)
-    expect(count).to_have_text("Bluesky: 20 / 300 graphemes")
+    expect(count.locator(".target-count")).to_have_text("Bluesky: 20 / 300 graphemes")
+    expect(count.locator(".problems")).to_have_count(0)
     page.get_by_label("Text", exact=True).fill("é" * 301)
-    expect(count).to_have_text(
-        "Bluesky: 301 / 300 graphemes: too long (has 301 graphemes; bluesky allows 300)"
-    )
+    expect(count.locator(".target-count")).to_have_text("Bluesky: 301 / 300 graphemes")
+    # The problem exactly as createPost would name it, before anything is submitted.
+    expect(count.locator(".problems")).to_have_text("text: has 301 graphemes; bluesky allows 300")
     expect(count).to_have_class(re.compile(r"\bover\b"))
     # Shorter again: the count follows the typing.
     page.get_by_label("Text", exact=True).fill("é" * 300)
-    expect(count).to_have_text("Bluesky: 300 / 300 graphemes")
+    expect(count.locator(".target-count")).to_have_text("Bluesky: 300 / 300 graphemes")
+    expect(count.locator(".problems")).to_have_count(0)
+    # A schedule in the past is named live too.
+    page.get_by_label("Schedule").check()
+    page.get_by_label(re.compile("Date and time")).fill("2020-01-01T09:00:00")
+    expect(page.locator("#counts")).to_contain_text("scheduledAt: ")
+    page.get_by_label("Save as a draft").check()
     look(page, "compose", console_server.owner.key)
     # Submitted anyway (with the text over the limit), the API's field error is shown.
     page.get_by_label("Text", exact=True).fill("é" * 301)
@@ -168,6 +175,7 @@ def test_an_upload_shows_its_progress_and_joins_the_post(
     thumbnail = page.locator("#media-choices img").last
     thumbnail.wait_for()
     assert thumbnail.evaluate("img => img.complete && img.naturalWidth") == 1600
+    look(page, "compose-media", console_server.owner.key)
     page.get_by_label("Text", exact=True).fill("With a picture")
     page.get_by_label("Sandbox (sandbox)").check()
     page.get_by_role("button", name="Create post").click()

@@ -120,8 +120,7 @@ async def create_post(request: Request, person: Person) -> Response:
 async def counts(request: Request, person: Person) -> Response:
     """The live counts under the composer (htmx, as the person types)."""
     await check_csrf(request, person)
-    form = await request.form()
-    values = _form_values(form)
+    body, _ = post_body(_form_values(await request.form()), request)
     channels = await channel_names(person.api)
-    context = {"counts": await live_counts(person.api, values, channels)}
+    context = {"preflight": await live_counts(person.api, body, channels)}
     return render(request, "_counts.html", context, person=person)
