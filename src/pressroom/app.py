@@ -8,12 +8,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
-from swagger_ui_bundle import swagger_ui_path
 
 from pressroom.analytics.routes import router as analytics_router
 from pressroom.channels.connect import callback_router as connect_callback_router
@@ -23,6 +21,7 @@ from pressroom.config import Settings
 from pressroom.console.routes import install_console
 from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
+from pressroom.http.pages import DOCS_PAGE, DOCS_POLICY, STATIC, prefers_html
 from pressroom.http.problems import as_problem, problem_page, problem_response
 from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PressroomError
@@ -111,18 +110,19 @@ def create_app(
 
 
 def _add_service_routes(app: FastAPI) -> None:
-    app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+    # Served from the installed package, so every page works with no internet access.
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def home(request: Request) -> Response:
+        # A browser goes to the console; an API client gets the 404 of an unknown route.
+        if prefers_html(request.headers.get("accept", "")):
+            return RedirectResponse("/console", status_code=303)
+        raise StarletteHTTPException(status_code=404)
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        # Served from the installed package, so the page works with no internet access.
-        return get_swagger_ui_html(
-            openapi_url="/openapi.json",
-            title="Pressroom API",
-            swagger_js_url="/docs/assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs/assets/swagger-ui.css",
-            swagger_favicon_url="/docs/assets/favicon-32x32.png",
-        )
+        return HTMLResponse(DOCS_PAGE, headers={"Content-Security-Policy": DOCS_POLICY})
 
     @app.get("/problems/{code}", include_in_schema=False)
     async def problem(code: str, request: Request) -> Response:

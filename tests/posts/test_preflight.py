@@ -419,6 +419,11 @@ async def test_an_unknown_channel_is_reported_without_counts(
         pytest.param(b'{"txt": "hi", "targets": []}', id="unknown-field-and-no-target"),
         pytest.param(b'{"text": "a\\u0000b", "targets": []}', id="nul-character"),
         pytest.param(b"[]", id="not-an-object"),
+        pytest.param(
+            b'{"text": "hi", "publishNow": 1, "approval": {"required": "true"}, "targets": '
+            b'[{"channelId": "01a2144e-85fa-7199-ad82-eeeefc62706e"}]}',
+            id="numbers-and-strings-for-booleans",
+        ),
     ],
 )
 async def test_an_unreadable_body_is_the_same_400_as_create_post(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from pressroom.http.idempotency import IDEMPOTENT_OPERATIONS
+from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PROBLEMS
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
@@ -37,6 +39,33 @@ def error_responses(*extra: int) -> dict[int | str, dict[str, Any]]:
         }
         for status in sorted(statuses)
     }
+
+
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+
+
+def answer_examples(
+    status: int, examples: dict[str, dict[str, Any]]
+) -> Callable[[Endpoint], Endpoint]:
+    """Examples of an operation's JSON answer, put into the document exactly as given.
+
+    Declared through `responses=`, they would pass through FastAPI's encoding of the document,
+    which drops every null: an example with a null field would then contradict its schema."""
+
+    def mark(endpoint: Endpoint) -> Endpoint:
+        endpoint.answer_examples = {status: examples}  # type: ignore[attr-defined]
+        return endpoint
+
+    return mark
+
+
+def _add_answer_examples(app: FastAPI, document: dict[str, Any]) -> None:
+    for route in api_routes(list(app.routes)):
+        for status, examples in getattr(route.endpoint, "answer_examples", {}).items():
+            for method in route.methods or ():
+                operation = document["paths"][route.path_format][method.lower()]
+                content = operation["responses"][str(status)]["content"]["application/json"]
+                content["examples"] = examples
 
 
 _PROBLEM_SCHEMA: dict[str, Any] = {
@@ -181,6 +210,7 @@ def install_openapi(
             tags=TAGS,
             servers=SERVERS,
         )
+        _add_answer_examples(app, document)
         components = document.setdefault("components", {})
         schemas = components.setdefault("schemas", {})
         schemas["Problem"] = _PROBLEM_SCHEMA

@@ -15,7 +15,7 @@ from pressroom.http.access import (
     insufficient_role,
     manager_only_when,
 )
-from pressroom.http.openapi import error_responses
+from pressroom.http.openapi import answer_examples, error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.pagination import Collection, Pagination
 from pressroom.posts import service
@@ -163,13 +163,7 @@ async def create_post(
     operation_id="preflightPost",
     response_model=PostPreflight,
     status_code=200,
-    responses={
-        **error_responses(),
-        200: {
-            "description": "What createPost would make of the body.",
-            "content": {"application/json": {"examples": PREFLIGHT_EXAMPLES}},
-        },
-    },
+    responses={**error_responses(), 200: {"description": "What createPost would make of it."}},
     description="Scope `posts:read`. "
     "Takes a `createPost` body and creates nothing (no post, event, audit entry or stored "
     "idempotent response): it answers what createPost would do with it now, for a composer "
@@ -184,6 +178,7 @@ async def create_post(
     "20) is the same 400 as createPost gives. An `Idempotency-Key` header is ignored: "
     "there is no effect to repeat.",
 )
+@answer_examples(200, PREFLIGHT_EXAMPLES)
 async def preflight_post(
     body: Annotated[PostCreate, Body(openapi_examples=PREFLIGHT_REQUEST_EXAMPLES)],
     principal: PostsRead,

@@ -6,7 +6,7 @@ import re
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, StrictBool
 
 from pressroom.kit.schema import APIInput, APIModel, AwareDatetime, NotNull, UTCDatetime
 from pressroom.providers.text import TextUnit
@@ -121,14 +121,14 @@ class TargetUpdate(APIInput):
 
 
 class ApprovalCreate(APIInput):
-    required: bool = Field(
+    required: StrictBool = Field(
         default=False,
         description="The post must be approved by an owner or admin before it is published.",
     )
 
 
 class ApprovalUpdate(APIInput):
-    required: bool | None = Field(
+    required: StrictBool | None = Field(
         default=None,
         description="Turning the requirement off on a post that has it is a decision too: "
         "only an owner or admin may (403 `insufficient_role`).",
@@ -151,7 +151,7 @@ class PostCreate(APIInput):
         description="When to publish (RFC 3339 with an offset; stored in UTC). Must be in "
         "the future: use `publishNow` for now. Absent with `publishNow` false: a draft.",
     )
-    publish_now: bool = Field(
+    publish_now: StrictBool = Field(
         default=False,
         description="Publish at once (straight to `publishing`, or to `pending_approval`); "
         "excludes `scheduledAt`.",
@@ -177,7 +177,7 @@ class PostUpdate(APIInput):
         default=None, description="The post's media, replaced; not null (`[]`: none)."
     )
     scheduled_at: AwareDatetime | None = None
-    publish_now: NotNull[bool] = Field(
+    publish_now: NotNull[StrictBool] = Field(
         default=None,
         description="`true` publishes now; on a `failed` or `partially_published` post it "
         "also retries the failed targets. `false` changes nothing. Not null.",
