@@ -14,15 +14,12 @@ from pressroom.console.rendering import render
 from pressroom.console.sessions import CsrfRefused, SignInRequired
 
 _HERE = Path(__file__).parent
-# Front-end packages, vendored with their licences (no CDN, no build step).
-VENDOR = _HERE.parent / "static" / "vendor"
 
 
 def install_console(app: FastAPI) -> None:
     for router in (signing_in.router, overview.router, posts.router, composer.router, media.router):
         app.include_router(router)
     app.mount("/console/static", StaticFiles(directory=str(_HERE / "static")), name="console")
-    app.mount("/console/vendor", StaticFiles(directory=str(VENDOR)), name="console-vendor")
 
     async def sign_in_first(request: Request, _exc: Exception) -> Response:
         if request.headers.get("hx-request"):
