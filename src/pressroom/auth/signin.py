@@ -10,6 +10,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import SimpleNamespace
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -158,35 +159,30 @@ async def _principal(
     session: AsyncSession, row: ConsoleSession, member: Member, organization: Organization
 ) -> Principal | None:
     """A link's session acts as the member with every scope (their role still decides what
-    only owners and admins may do); a key's session acts with that key, while it is live."""
-    if row.api_key_id is None:
-        return Principal(
-            organization_id=organization.id,
-            organization_name=organization.name,
-            organization_created_at=as_utc(organization.created_at),
-            member_id=member.id,
-            member_email=member.email,
-            member_role=member.role,
-            credential_id=row.id,
-            credential_name="console session",
-            credential_prefix=LINK_SESSION_PREFIX,
-            credential_created_at=as_utc(row.created_at),
-            credential_expires_at=None,
-            scopes=frozenset(SCOPES),
-        )
-    key = await session.get(ApiKey, row.api_key_id)
-    if key is None:
-        return None
-    # The API's own check of a key (revoked, expired), on the key's row.
+    only owners and admins may do); a key's session acts with that key, while it is live (the
+    API's own check of a key: revoked, expired)."""
+    credential: Any = SimpleNamespace(
+        id=row.id,
+        name="console session",
+        prefix=LINK_SESSION_PREFIX,
+        scopes={"scopes": list(SCOPES)},
+        created_at=row.created_at,
+        expires_at=None,
+        revoked_at=None,
+    )
+    if row.api_key_id is not None:
+        credential = await session.get(ApiKey, row.api_key_id)
+        if credential is None:
+            return None
     return principal_from_row(
         SimpleNamespace(
-            id=key.id,
-            name=key.name,
-            prefix=key.prefix,
-            scopes=key.scopes,
-            created_at=key.created_at,
-            expires_at=key.expires_at,
-            revoked_at=key.revoked_at,
+            id=credential.id,
+            name=credential.name,
+            prefix=credential.prefix,
+            scopes=credential.scopes,
+            created_at=credential.created_at,
+            expires_at=credential.expires_at,
+            revoked_at=credential.revoked_at,
             member_id=member.id,
             email=member.email,
             role=member.role,
