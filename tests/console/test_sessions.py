@@ -188,3 +188,41 @@ async def test_no_page_shows_the_key_it_was_opened_with(
         assert page.status_code == 200, path
         assert tenant.key not in page.text and cookie not in page.text, path
     assert tenant.key not in signed.text
+
+
+async def test_stale_links_and_sessions_are_purged_a_day_after_they_end(
+    runtime: Runtime, tenant: Tenant, client: httpx.AsyncClient
+) -> None:
+    await issue(runtime, tenant)  # expires in 15 minutes: kept
+    old = await issue(runtime, tenant)
+    await client.post("/console/sign-in", data={"key": tenant.key})  # live: kept
+    await sign_in_by_link(httpx.AsyncClient(transport=client._transport, base_url=BASE), old)
+    idle = timedelta(seconds=runtime.settings.console_idle_seconds)
+    long_ago = utcnow() - timedelta(days=1, seconds=1)
+    async with unit_of_work(runtime.sessions) as session:
+        await session.execute(
+            update(SignInLink)
+            .where(SignInLink.organization_id == tenant.organization_id)
+            .where(SignInLink.used_at.is_not(None))
+            .values(expires_at=long_ago)
+        )
+        await session.execute(
+            update(ConsoleSession)
+            .where(ConsoleSession.organization_id == tenant.organization_id)
+            .where(ConsoleSession.api_key_id.is_(None))
+            .values(last_seen_at=long_ago - idle)
+        )
+    async with unit_of_work(runtime.sessions) as session:
+        assert await signin.purge_stale(session, idle=idle) == 2
+    mine = SignInLink.organization_id == tenant.organization_id
+    async with unit_of_work(runtime.sessions) as session:
+        assert len((await session.scalars(select(SignInLink).where(mine))).all()) == 1
+        (kept,) = (
+            await session.scalars(
+                select(ConsoleSession).where(
+                    ConsoleSession.organization_id == tenant.organization_id
+                )
+            )
+        ).all()
+    assert kept.api_key_id == tenant.key_id
+    assert (await client.get("/console")).status_code == 200

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.models import ApiKey, ConsoleSession, Member, Organization, SignInLink
@@ -201,3 +201,20 @@ async def end(session: AsyncSession, token: str) -> None:
         .values(ended_at=utcnow())
         .execution_options(synchronize_session=False)
     )
+
+
+# Kept a day past their end, then removed: a used or expired link and an ended or idle session
+# open nothing, and their rows would otherwise only grow.
+_KEEP = timedelta(days=1)
+
+
+async def purge_stale(session: AsyncSession, *, idle: timedelta) -> int:
+    """Remove links expired and sessions ended or idle for more than a day; how many."""
+    cutoff = utcnow() - _KEEP
+    links = await session.execute(delete(SignInLink).where(SignInLink.expires_at < cutoff))
+    sessions = await session.execute(
+        delete(ConsoleSession).where(
+            or_(ConsoleSession.ended_at < cutoff, ConsoleSession.last_seen_at < cutoff - idle)
+        )
+    )
+    return int(getattr(links, "rowcount", 0)) + int(getattr(sessions, "rowcount", 0))
