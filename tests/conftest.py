@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,24 +57,51 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.fail("the slow tier runs one test at a time: `-m slow -n 0`", pytrace=False)
 
 
+def _run_location(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, str, Path]:
+    """(the run's name, this process's worker name, the run's shared temporary directory)."""
+    workerinput = getattr(request.config, "workerinput", None)
+    base = tmp_path_factory.getbasetemp()
+    if workerinput is None:
+        return request.config.stash[RUN], "main", base
+    # A worker's temporary directory is inside the run's.
+    return workerinput["pressroom_run"], workerinput["workerid"], base.parent
+
+
 @pytest.fixture(scope="session")
 def database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """This process's own database for the session, a copy of the run's migrated template."""
-    workerinput = getattr(request.config, "workerinput", None)
-    base = tmp_path_factory.getbasetemp()
-    if workerinput is None:
-        run, worker, shared = request.config.stash[RUN], "main", base
-    else:
-        # A worker's temporary directory is inside the run's.
-        run, worker, shared = workerinput["pressroom_run"], workerinput["workerid"], base.parent
+    run, worker, shared = _run_location(request, tmp_path_factory)
     if POSTGRES_SERVER_URL:
         url = databases.postgres_copy(POSTGRES_SERVER_URL, shared, run, worker)
         yield url
         databases.postgres_drop(POSTGRES_SERVER_URL, url)
     else:
         yield databases.sqlite_copy(shared, tmp_path_factory.mktemp("db") / "pressroom.db")
+
+
+@pytest.fixture(scope="session")
+def fresh_databases(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[str], str]]:
+    """Makes more migrated databases of this process's own (a test module that starts a server
+    on a database nothing else touches): `fresh_databases(name)` is the URL of a new one."""
+    run, worker, shared = _run_location(request, tmp_path_factory)
+    made: list[str] = []
+
+    def make(name: str) -> str:
+        if POSTGRES_SERVER_URL:
+            url = databases.postgres_copy(POSTGRES_SERVER_URL, shared, run, f"{worker}_{name}")
+            made.append(url)
+            return url
+        return databases.sqlite_copy(shared, tmp_path_factory.mktemp(name) / "pressroom.db")
+
+    yield make
+    for url in made:
+        databases.postgres_drop(POSTGRES_SERVER_URL or "", url)
 
 
 @pytest.fixture

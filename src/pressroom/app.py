@@ -19,6 +19,7 @@ from pressroom.channels.connect import callback_router as connect_callback_route
 from pressroom.channels.connect import router as connect_router
 from pressroom.channels.routes import router as channels_router
 from pressroom.config import Settings
+from pressroom.console.routes import install_console
 from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
 from pressroom.http.pages import DOCS_PAGE, DOCS_POLICY, STATIC, prefers_html
@@ -103,6 +104,7 @@ def create_app(
     for router in API_ROUTERS:
         app.include_router(router)
     _add_service_routes(app)
+    install_console(app)
     _add_error_handlers(app)
     install_openapi(app, event_catalog())
     app.add_middleware(ServiceMiddleware, runtime=runtime)

@@ -78,6 +78,8 @@ class Settings(BaseSettings):
     # Where people's browsers reach this service: OAuth redirect URIs are built on it
     # (`{public_url}/connect/{provider}/callback`), so it must be registered with the providers.
     public_url: str = "http://127.0.0.1:8000"
+    # A console session left idle this long is signed out (README "The console").
+    console_idle_seconds: int = Field(default=1800, ge=60, le=30 * 86400)
     # The deployment's X app (developer portal, OAuth 2.0 "User authentication settings"): X
     # channels can be connected and their tokens refreshed only when the client id is set. The
     # secret (confidential clients) is never logged or shown.

@@ -7,7 +7,7 @@ from pressroom.analytics.models import (
     TargetMetrics,
 )
 from pressroom.audit.models import AuditEntry, AuditHead
-from pressroom.auth.models import ApiKey, Member, Organization
+from pressroom.auth.models import ApiKey, ConsoleSession, Member, Organization, SignInLink
 from pressroom.channels.models import (
     Channel,
     ChannelAuthorization,
@@ -29,6 +29,7 @@ __all__ = [
     "Base",
     "Channel",
     "ChannelAuthorization",
+    "ConsoleSession",
     "CredentialRevocation",
     "Delivery",
     "DeliveryAttempt",
@@ -47,6 +48,7 @@ __all__ = [
     "PostTopic",
     "SandboxPublication",
     "ServerKeyCheck",
+    "SignInLink",
     "TargetMetrics",
     "WebhookEndpoint",
 ]

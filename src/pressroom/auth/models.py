@@ -48,3 +48,40 @@ class ApiKey(IdMixin, TimestampMixin, Base):
     scopes: Mapped[dict[str, Any]] = mapped_column()  # {"scopes": [...]}
     expires_at: Mapped[datetime | None] = mapped_column()
     revoked_at: Mapped[datetime | None] = mapped_column()
+
+
+class SignInLink(IdMixin, Base):
+    """A one-time console sign-in link for a member (`pressroom members login-link`): stored
+    only as the digest of its token, used at most once, before `expires_at`."""
+
+    __tablename__ = "sign_in_links"
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE"), index=True
+    )
+    member_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("members.id", ondelete="CASCADE"))
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column()
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column()
+
+
+class ConsoleSession(IdMixin, Base):
+    """A person signed in to the console: the cookie holds a token whose digest is stored here.
+
+    Opened by a sign-in link (the member acts with their role and every scope) or by an API key
+    pasted once (`api_key_id`: the key's scopes, and the session ends with the key)."""
+
+    __tablename__ = "console_sessions"
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE"), index=True
+    )
+    member_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("members.id", ondelete="CASCADE"))
+    api_key_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("api_keys.id", ondelete="CASCADE")
+    )
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column()
+    last_seen_at: Mapped[datetime] = mapped_column()
+    ended_at: Mapped[datetime | None] = mapped_column()

@@ -454,10 +454,10 @@ def channels_connect(
 
 
 # These modules' commands register themselves on the groups above.
-from pressroom.cli import agents, history, listing, serving  # noqa: E402
+from pressroom.cli import agents, console, history, listing, serving  # noqa: E402
 from pressroom.cli.serving import create_demo  # noqa: E402
 
-__all__ = ["agents", "app", "create_demo", "history", "listing", "main", "serving"]
+__all__ = ["agents", "app", "console", "create_demo", "history", "listing", "main", "serving"]
 
 
 def main() -> None:

@@ -29,14 +29,21 @@ from pressroom.runtime import Runtime
 async def create_demo(runtime: Runtime) -> dict[str, Any]:
     """The demo organization (made once), its owner, and a fresh all-scope key (the demo keys
     of earlier runs are revoked)."""
+    from pressroom.analytics.demo_organization import DEMO_EMAIL
     from pressroom.analytics.demo_organization import create_demo as set_up_demo
+    from pressroom.cli.console import issue_demo_link
+    from pressroom.tenant import service as tenant
 
     async with unit_of_work(runtime.sessions) as session:
         demo = await set_up_demo(session, runtime)
+        owner = await tenant.member_with_email(session, DEMO_EMAIL)
+        assert owner is not None
+        link = await issue_demo_link(session, demo.organization_id, owner.id)
     return {
         "organizationId": str(demo.organization_id),
         "key": demo.key,
         "revokedKeys": demo.revoked,
+        "signInToken": link.token,
     }
 
 
@@ -100,6 +107,9 @@ def serve(
 
 
 def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
+    from pressroom.cli.console import link_url
+
+    created = {**created, "signInLink": link_url(base, created.pop("signInToken"))}
     key = created["key"]
     revoked = created["revokedKeys"]
     earlier = (
@@ -118,7 +128,9 @@ def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
         + f"  Try: curl -H 'Authorization: Bearer {key}' {base}/api/v1/tenant\n"
         f"  Channels (the Sandbox one publishes at once): curl -H 'Authorization: Bearer "
         f"{key}' {base}/api/v1/channels\n"
-        f"  Docs: {base}/docs",
+        f"  Docs: {base}/docs\n"
+        f"  Console: {created['signInLink']}\n"
+        "    (a one-time sign-in link for the demo owner, valid 15 minutes)",
     )
     sys.stdout.flush()
 

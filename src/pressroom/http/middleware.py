@@ -23,6 +23,10 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 # RFC 6750's b64token: one credential, no spaces or commas.
 _CREDENTIAL = re.compile(r"^[A-Za-z0-9\-._~+/]+=*$")
 API_PREFIX = "/api/v1"
+# An in-process caller (the console, acting for a signed-in person) puts the principal in the
+# ASGI scope's state under this name instead of sending a key. Only code in this process builds
+# scopes: a network request cannot set it, since the server makes its scope from the wire.
+IN_PROCESS_PRINCIPAL = "in_process_principal"
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -110,7 +114,9 @@ class ServiceMiddleware:
                 return _limited(state)
             return None
 
-        principal = None
+        principal = state.get(IN_PROCESS_PRINCIPAL)
+        if principal is not None:
+            return await self._count(state, principal)
         given = [value for key, value in scope["headers"] if key == b"authorization"]
         authorization = given[0].decode("latin-1") if given else None
         credential = _bearer_credential(given)
@@ -135,9 +141,15 @@ class ServiceMiddleware:
             return problem_response(
                 PressroomError("unauthenticated", detail=detail), state["request_id"]
             )
+        return await self._count(state, principal)
+
+    async def _count(self, state: dict[str, Any], principal: Any) -> Any:
+        """Count an authenticated request against its credential's rate limit."""
         state["principal"] = principal
-        limit, window = runtime.settings.rate
-        decision = await runtime.limiter.hit("key", str(principal.credential_id), limit, window)
+        limit, window = self.runtime.settings.rate
+        decision = await self.runtime.limiter.hit(
+            "key", str(principal.credential_id), limit, window
+        )
         state["rate_limit"] = decision
         if not decision.allowed:
             return _limited(state)

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from pressroom.analytics.worker import POLL_INTERVAL as METRICS_POLL_INTERVAL
 from pressroom.analytics.worker import MetricsPoller
+from pressroom.auth.signin import purge_stale
 from pressroom.channels.health import POLL_INTERVAL as HEALTH_POLL_INTERVAL
 from pressroom.channels.health import check_due_channels
 from pressroom.channels.service import REVOCATIONS_CHANNEL
@@ -44,6 +45,15 @@ async def _purge_idempotency(runtime: Runtime) -> bool:
     return False
 
 
+async def _purge_console_sessions(runtime: Runtime) -> bool:
+    idle = timedelta(seconds=runtime.settings.console_idle_seconds)
+    async with unit_of_work(runtime.sessions) as session:
+        removed = await purge_stale(session, idle=idle)
+    if removed:
+        log.info("purged console sign-in links and sessions", extra={"count": removed})
+    return False
+
+
 def webhook_loops() -> list[Loop]:
     """The delivery worker (woken on new deliveries, and by its own finished attempts) and the
     retention sweeper."""
@@ -65,6 +75,7 @@ def default_loops() -> list[Loop]:
     """Every loop a worker node runs."""
     return [
         Loop("idempotency-sweeper", _purge_idempotency, interval=600.0),
+        Loop("console-session-sweeper", _purge_console_sessions, interval=600.0),
         Loop("media-staging-sweeper", sweep_staging, interval=SWEEP_INTERVAL_SECONDS),
         Loop("media-orphan-sweeper", sweep_orphans, interval=ORPHAN_SWEEP_INTERVAL_SECONDS),
         *webhook_loops(),

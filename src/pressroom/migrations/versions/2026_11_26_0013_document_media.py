@@ -1,7 +1,7 @@
 """PDF documents in the media library: the page count of a `document` asset
 
 Revision ID: 0013_document_media
-Revises: 0010_channel_limits
+Revises: 0011_console_sessions
 Create Date: 2026-11-26 09:00:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013_document_media"
-down_revision: str | Sequence[str] | None = "0010_channel_limits"
+down_revision: str | Sequence[str] | None = "0011_console_sessions"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

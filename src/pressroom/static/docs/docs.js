@@ -12,4 +12,14 @@
     // No badge from validator.swagger.io: the page makes no request beyond this service.
     validatorUrl: null,
   });
+  // Swagger UI draws its server picker without a label (axe: select-name, critical): name it,
+  // and again whenever Swagger UI draws it anew.
+  function labelServers() {
+    var servers = document.getElementById("servers");
+    if (servers && !servers.hasAttribute("aria-label")) {
+      servers.setAttribute("aria-label", "Server");
+    }
+  }
+  new MutationObserver(labelServers).observe(root, { childList: true, subtree: true });
+  labelServers();
 })();

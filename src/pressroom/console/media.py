@@ -1,0 +1,48 @@
+"""Media for the composer: uploads streamed to uploadMedia (the browser shows the progress),
+and the library's bytes for previews."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from starlette.responses import HTMLResponse, Response
+
+from pressroom.console.rendering import TEMPLATES
+from pressroom.console.sessions import Visitor, check_csrf, visitor
+
+router = APIRouter(prefix="/console/media", include_in_schema=False)
+Person = Annotated[Visitor, Depends(visitor)]
+
+
+@router.post("")
+async def upload(request: Request, person: Person) -> Response:
+    """Stream the browser's multipart body to uploadMedia unchanged; answer the new items as
+    choices for the composer (checked), or the API's reason as text."""
+    await check_csrf(request, person)
+    headers = {"content-type": request.headers.get("content-type", "")}
+    if "content-length" in request.headers:
+        headers["content-length"] = request.headers["content-length"]
+    answer = await person.api.call("POST", "/media", content=request.stream(), headers=headers)
+    if not answer.ok:
+        reason = answer.detail or "The upload was refused."
+        errors = "; ".join(f"{k} {v}" for k, v in answer.field_errors.items())
+        text = f"{reason} {errors}".strip()
+        return Response(text, status_code=answer.status, media_type="text/plain")
+    items = answer.body["items"]
+    template = TEMPLATES.get_template("_media_items.html")
+    html = template.render(items=items, chosen=[item["id"] for item in items])
+    return HTMLResponse(html, status_code=201)
+
+
+@router.get("/{media_id}/content")
+async def content(person: Person, media_id: str) -> Response:
+    """An asset's bytes, for its preview (getMediaContent, as the signed-in person)."""
+    answer = await person.api.call("GET", f"/media/{media_id}/content")
+    if not answer.ok:
+        return Response(status_code=answer.status)
+    return Response(
+        answer.content,
+        media_type=answer.headers.get("content-type", "application/octet-stream"),
+        headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "private, max-age=300"},
+    )
