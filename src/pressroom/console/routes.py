@@ -9,6 +9,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from pressroom.console import overview, signing_in
+from pressroom.console.operations import OPERATIONS_ROUTERS
 from pressroom.console.rendering import render
 from pressroom.console.sessions import CsrfRefused, SignInRequired
 
@@ -18,7 +19,7 @@ VENDOR = _HERE.parent / "static" / "vendor"
 
 
 def install_console(app: FastAPI) -> None:
-    for router in (signing_in.router, overview.router):
+    for router in (signing_in.router, overview.router, *OPERATIONS_ROUTERS):
         app.include_router(router)
     app.mount("/console/static", StaticFiles(directory=str(_HERE / "static")), name="console")
     app.mount("/console/vendor", StaticFiles(directory=str(VENDOR)), name="console-vendor")
