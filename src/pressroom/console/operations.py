@@ -5,6 +5,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pressroom.console import analytics, webhooks
+from pressroom.console import analytics, audit, webhooks
 
-OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (webhooks.router, analytics.router)
+OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (webhooks.router, analytics.router, audit.router)
