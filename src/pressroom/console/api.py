@@ -88,6 +88,11 @@ class ConsoleApi:
             body = None
         return Answer(response.status_code, body, dict(response.headers))
 
+    async def fetch(self, path: str) -> httpx.Response:
+        """A GET whose answer is not JSON (an image): the response itself, read."""
+        async with httpx.AsyncClient(transport=self._transport, base_url=_BASE) as client:
+            return await client.get("/api/v1" + path)
+
     async def get(self, path: str, **params: Any) -> Answer:
         return await self.call("GET", path, params=params)
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pressroom.console import analytics, audit, webhooks
+from pressroom.console import analytics, audit, media, webhooks
 
-OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (webhooks.router, analytics.router, audit.router)
+OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (
+    webhooks.router,
+    analytics.router,
+    audit.router,
+    media.router,
+)
