@@ -46,8 +46,8 @@ def _first_frame(source: Path, mime_type: str) -> Image.Image:
     with av.open(str(source), mode="r", format=demuxer) as container:
         stream = container.streams.video[0]
         for frame in container.decode(stream):
-            image: Image.Image = frame.to_image()  # type: ignore[no-untyped-call]
-            return image
+            poster: Image.Image = frame.to_image()  # type: ignore[no-untyped-call]
+            return poster
     raise NoPreview("the video has no frame")
 
 
