@@ -70,6 +70,17 @@ def test_upload_with_progress_and_previews(page: Any, console_server: ConsoleSer
     page.wait_for_function(f"() => ({_PREVIEW_SIZE})('{clip_id}')")
     look_at(page, "media")
 
+    # Deleting asks first; the asset then leaves the library and its preview is gone.
+    page.get_by_role("link", name="Delete clip.mp4").click()
+    page.get_by_role("heading", name="Delete this asset?").wait_for()
+    look_at(page, "media-delete")
+    page.get_by_role("button", name="Delete the asset").click()
+    page.wait_for_url(f"{console_server.base}/console/media?done=deleted")
+    assert page.get_by_role("status").first.inner_text() == "The asset was deleted."
+    assert page.locator("#media-grid .name").all_inner_texts() == ["photo.jpg"]
+    gone = page.request.get(f"{console_server.base}/console/media/{clip_id}/preview")
+    assert gone.status == 404
+
 
 def test_a_refused_upload_says_why(page: Any, console_server: ConsoleServer) -> None:
     sign_in(page, console_server, console_server.owner.key)

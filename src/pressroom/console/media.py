@@ -8,7 +8,7 @@ import uuid
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse, Response
 
-from pressroom.console.acting import Person, query_text, refused
+from pressroom.console.acting import Person, done_or_refused, form_fields, query_text, refused
 from pressroom.console.rendering import TEMPLATES, render
 from pressroom.console.sessions import check_csrf
 
@@ -61,3 +61,28 @@ async def upload(request: Request, person: Person) -> Response:
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+@router.get("/{media_id}/delete")
+async def confirm_delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
+    answer = await person.api.get(f"/media/{media_id}")
+    if not answer.ok:
+        return refused(request, person, answer)
+    context = {
+        "section": "media",
+        "heading": "Delete this asset?",
+        "what": answer.body["filename"],
+        "consequence": "It leaves the library and is no longer served. An asset that a post "
+        "still to be published uses cannot be deleted until it is taken out of that post.",
+        "action": f"/console/media/{media_id}/delete",
+        "confirm": "Delete the asset",
+        "cancel": "/console/media",
+    }
+    return render(request, "confirm.html", context, person=person)
+
+
+@router.post("/{media_id}/delete")
+async def delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
+    await form_fields(request, person)
+    answer = await person.api.call("DELETE", f"/media/{media_id}")
+    return done_or_refused(request, person, answer, "/console/media", "deleted")

@@ -103,3 +103,8 @@ async def preview_of(runtime: Runtime, asset: MediaAsset) -> Path:
     finally:
         await anyio.Path(copy).unlink(missing_ok=True)
     return target
+
+
+async def forget_preview(runtime: Runtime, asset_id: object) -> None:
+    """Remove a deleted asset's preview (made again on demand if the deletion fails)."""
+    await anyio.Path(_cache_dir(runtime) / f"{asset_id}.jpg").unlink(missing_ok=True)
