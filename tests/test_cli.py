@@ -167,6 +167,7 @@ def test_audit_verify_exits_1_on_a_broken_chain(cli_env: dict[str, str], databas
     assert "entry 1 was altered" in result.stderr
 
 
+DEMO_OWNER = "owner@demo.pressroom.example"
 # The whole line, so a half-written one is not read.
 CURL_LINE = re.compile(r"Bearer prk_[A-Za-z0-9_-]+' http://\S+/api/v1/tenant\n")
 
@@ -195,6 +196,17 @@ def test_serve_demo_prints_a_working_curl_line(tmp_path: Path, database_url: str
         assert response.json()["name"] == "Demo organization"
         assert response.json()["member"]["role"] == "owner"
         assert (tmp_path / "demo" / "pressroom.db").exists()
+        # The printed console link signs the demo owner in, once.
+        link = re.search(
+            r"Console: (http://\S+/console/sign-in/link\?token=prl_\S+)", process.printed()
+        )
+        assert link is not None, process.printed()
+        with httpx.Client() as browser:
+            signed_in = browser.post(link.group(1), timeout=5)
+            assert signed_in.status_code == 303 and signed_in.headers["location"] == "/console"
+            overview = browser.get(url.removesuffix("/api/v1/tenant") + "/console", timeout=5)
+            assert overview.status_code == 200 and DEMO_OWNER in overview.text
+        assert httpx.post(link.group(1), timeout=5).status_code == 400
     finally:
         process.stop()
     stderr = process.output()

@@ -59,6 +59,23 @@ async def test_errors_are_problem_json_with_headers(
     assert body["title"] and body["detail"]
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/api/v1/tenant", "GET"),
+        ("PUT", "/api/v1/posts", "GET, POST"),
+        ("POST", "/api/v1/media/01a21439-b038-71f2-92d3-8f3177e3314e", "GET"),
+        ("GET", "/api/v1/posts/preflight", "POST"),
+    ],
+)
+async def test_a_405_names_every_method_of_the_path_in_allow(
+    client: httpx.AsyncClient, tenant: Tenant, method: str, path: str, allowed: str
+):
+    response = await client.request(method, path, headers=tenant.headers)
+    assert response.status_code == 405
+    assert response.headers["allow"] == allowed
+
+
 async def test_headers_on_unauthenticated_and_public_responses(client: httpx.AsyncClient):
     for path in ("/api/v1/tenant", "/openapi.json", "/docs", "/problems/not_found"):
         response = await client.get(path)

@@ -394,6 +394,12 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
         )
         assert draft.status_code == 201, draft.text
         draft_id = draft.json()["id"]
+        checked = await client.post(
+            "/api/v1/posts/preflight",
+            json={"text": "A check", "targets": [{"channelId": str(simulated)}]},
+            headers=headers,
+        )
+        assert checked.status_code == 200, checked.text
         later = (datetime.now(UTC) + timedelta(days=1)).isoformat()
         assert (
             await client.patch(

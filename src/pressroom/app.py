@@ -12,7 +12,6 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
@@ -25,6 +24,7 @@ from pressroom.console.routes import install_console
 from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
 from pressroom.http.problems import as_problem, problem_page, problem_response
+from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PressroomError
 from pressroom.media.link_routes import router as media_links_router
 from pressroom.media.routes import router as media_router
@@ -158,10 +158,12 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 def _allowed_methods(app: FastAPI, request: Request) -> str:
     """Every method of every route on the path: Starlette's own 405 names only the methods of
-    the first route it tried (POST /media, not also GET /media)."""
+    the first route it tried (POST /media, not also GET /media). The routes of included
+    routers are looked at one by one (they carry their own prefix)."""
+    path = request.scope["path"]
     methods: set[str] = set()
-    for route in app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match is not Match.NONE:
+    for route in [*api_routes(list(app.router.routes)), *app.router.routes]:
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and regex.match(path):
             methods |= getattr(route, "methods", None) or set()
     return ", ".join(sorted(methods))

@@ -14,12 +14,14 @@ from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
 from pressroom.providers.adapter import ChannelContext, PublishRequest, PublishResult
 from pressroom.providers.sandbox.models import SandboxPublication
+from pressroom.providers.schemas import ContentKind
 from pressroom.publishing import queue
 from pressroom.publishing.queue import ClaimedTarget, Outcome, Recorded
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event
 from tests.factories import Tenant
+from tests.providers.test_validation import valid_media
 
 
 def iso(moment: datetime) -> str:
@@ -138,6 +140,26 @@ async def add_media(
         )
         session.add(asset)
     return asset.id
+
+
+async def valid_media_ids(
+    runtime: Runtime, organization_id: uuid.UUID, kind: ContentKind
+) -> list[str]:
+    """Ids of new assets making the least media `kind` accepts (`valid_media`)."""
+    ids = []
+    for facts in valid_media(kind):
+        media_id = await add_media(
+            runtime,
+            organization_id,
+            kind=facts.kind,
+            mime_type=facts.mime_type,
+            size_bytes=facts.size_bytes,
+            width=facts.width,
+            height=facts.height,
+            duration_seconds=facts.duration_seconds,
+        )
+        ids.append(str(media_id))
+    return ids
 
 
 async def cancel_queued_targets(runtime: Runtime) -> None:

@@ -7,42 +7,19 @@ network's own unit: at the limit the post is created, one unit more is a 400 on 
 
 from __future__ import annotations
 
-import uuid
-
 import httpx
 import pytest
 
 from pressroom.providers.declarations import DECLARATIONS
-from pressroom.providers.schemas import ContentKind
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import add_media
+from tests.posts.factories import valid_media_ids
 from tests.providers.test_validation import (
     all_content_kinds,
     required_options,
     text_of_length,
-    valid_media,
 )
-
-
-async def _valid_media_ids(
-    runtime: Runtime, organization_id: uuid.UUID, kind: ContentKind
-) -> list[str]:
-    ids = []
-    for facts in valid_media(kind):
-        media_id = await add_media(
-            runtime,
-            organization_id,
-            kind=facts.kind,
-            mime_type=facts.mime_type,
-            size_bytes=facts.size_bytes,
-            width=facts.width,
-            height=facts.height,
-            duration_seconds=facts.duration_seconds,
-        )
-        ids.append(str(media_id))
-    return ids
 
 
 @pytest.mark.parametrize(("provider_id", "kind_name"), all_content_kinds())
@@ -55,7 +32,7 @@ async def test_text_at_the_limit_is_created_and_one_unit_more_is_400(
     target = {
         "channelId": str(channel),
         "contentKind": kind_name,
-        "mediaIds": await _valid_media_ids(runtime, tenant.organization_id, kind),
+        "mediaIds": await valid_media_ids(runtime, tenant.organization_id, kind),
         "options": required_options(kind),
     }
     limit = kind.text.max_length

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.models import ApiKey, ConsoleSession, Member, Organization, SignInLink
 from pressroom.auth.scopes import SCOPES
-from pressroom.auth.service import Principal
+from pressroom.auth.service import Principal, principal_from_row
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.schema import as_utc
@@ -158,36 +159,41 @@ async def _principal(
 ) -> Principal | None:
     """A link's session acts as the member with every scope (their role still decides what
     only owners and admins may do); a key's session acts with that key, while it is live."""
-    by_link = Principal(
-        organization_id=organization.id,
-        organization_name=organization.name,
-        organization_created_at=as_utc(organization.created_at),
-        member_id=member.id,
-        member_email=member.email,
-        member_role=member.role,
-        credential_id=row.id,
-        credential_name="console session",
-        credential_prefix=LINK_SESSION_PREFIX,
-        credential_created_at=as_utc(row.created_at),
-        credential_expires_at=None,
-        scopes=frozenset(SCOPES),
-    )
     if row.api_key_id is None:
-        return by_link
+        return Principal(
+            organization_id=organization.id,
+            organization_name=organization.name,
+            organization_created_at=as_utc(organization.created_at),
+            member_id=member.id,
+            member_email=member.email,
+            member_role=member.role,
+            credential_id=row.id,
+            credential_name="console session",
+            credential_prefix=LINK_SESSION_PREFIX,
+            credential_created_at=as_utc(row.created_at),
+            credential_expires_at=None,
+            scopes=frozenset(SCOPES),
+        )
     key = await session.get(ApiKey, row.api_key_id)
-    if key is None or key.revoked_at is not None:
+    if key is None:
         return None
-    expires_at = as_utc(key.expires_at) if key.expires_at else None
-    if expires_at is not None and expires_at <= utcnow():
-        return None
-    return replace(
-        by_link,
-        credential_id=key.id,
-        credential_name=key.name,
-        credential_prefix=key.prefix,
-        credential_created_at=as_utc(key.created_at),
-        credential_expires_at=expires_at,
-        scopes=frozenset(key.scopes.get("scopes", [])),
+    # The API's own check of a key (revoked, expired), on the key's row.
+    return principal_from_row(
+        SimpleNamespace(
+            id=key.id,
+            name=key.name,
+            prefix=key.prefix,
+            scopes=key.scopes,
+            created_at=key.created_at,
+            expires_at=key.expires_at,
+            revoked_at=key.revoked_at,
+            member_id=member.id,
+            email=member.email,
+            role=member.role,
+            organization_id=organization.id,
+            organization_name=organization.name,
+            organization_created_at=organization.created_at,
+        )
     )
 
 

@@ -25,6 +25,7 @@ class Answer:
     status: int
     body: Any
     headers: Mapping[str, str] = field(default_factory=dict)
+    content: bytes = b""
 
     @property
     def ok(self) -> bool:
@@ -82,16 +83,13 @@ class ConsoleApi:
                 content=content,
                 headers=headers,
             )
-        try:
-            body = response.json() if response.content else None
-        except ValueError:
-            body = None
-        return Answer(response.status_code, body, dict(response.headers))
-
-    async def fetch(self, path: str) -> httpx.Response:
-        """A GET whose answer is not JSON (an image): the response itself, read."""
-        async with httpx.AsyncClient(transport=self._transport, base_url=_BASE) as client:
-            return await client.get("/api/v1" + path)
+        body = None
+        if "json" in response.headers.get("content-type", ""):
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+        return Answer(response.status_code, body, dict(response.headers), response.content)
 
     async def get(self, path: str, **params: Any) -> Answer:
         return await self.call("GET", path, params=params)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pressroom.console import analytics, audit, channels, media, webhooks
+from pressroom.console import analytics, audit, channels, library, webhooks
 
 OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (
     webhooks.router,
     analytics.router,
     audit.router,
-    media.router,
+    library.router,
     channels.router,
 )

@@ -29,8 +29,8 @@ _HEADERS = {
 
 
 def time_zone(request: Request) -> ZoneInfo:
-    """The zone the person chose (remembered in a cookie), else UTC."""
-    name = request.cookies.get(TZ_COOKIE, "UTC")
+    """The zone the person chose (on this request, else remembered in a cookie), else UTC."""
+    name = getattr(request.state, "chosen_zone", None) or request.cookies.get(TZ_COOKIE, "UTC")
     try:
         return ZoneInfo(name) if name in zone_names() else ZoneInfo("UTC")
     except (ZoneInfoNotFoundError, ValueError):

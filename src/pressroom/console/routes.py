@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI, Request
+from starlette.requests import ClientDisconnect
 from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
-from pressroom.console import overview, signing_in
+from pressroom.console import composer, media, overview, posts, signing_in
 from pressroom.console.operations import OPERATIONS_ROUTERS
 from pressroom.console.rendering import render
 from pressroom.console.sessions import CsrfRefused, SignInRequired
@@ -19,7 +20,14 @@ VENDOR = _HERE.parent / "static" / "vendor"
 
 
 def install_console(app: FastAPI) -> None:
-    for router in (signing_in.router, overview.router, *OPERATIONS_ROUTERS):
+    for router in (
+        signing_in.router,
+        overview.router,
+        posts.router,
+        composer.router,
+        media.router,
+        *OPERATIONS_ROUTERS,
+    ):
         app.include_router(router)
     app.mount("/console/static", StaticFiles(directory=str(_HERE / "static")), name="console")
     app.mount("/console/vendor", StaticFiles(directory=str(VENDOR)), name="console-vendor")
@@ -37,5 +45,10 @@ def install_console(app: FastAPI) -> None:
         )
         return render(request, "error.html", {"error": message}, status=403)
 
+    async def gone(_request: Request, _exc: Exception) -> Response:
+        # The browser left mid-request (a newer live count replaced this one): nobody to answer.
+        return Response(status_code=400)
+
+    app.add_exception_handler(ClientDisconnect, gone)
     app.add_exception_handler(SignInRequired, sign_in_first)
     app.add_exception_handler(CsrfRefused, csrf_refused)

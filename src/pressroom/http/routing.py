@@ -33,6 +33,9 @@ from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)
 _MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# POST operations that change nothing (they take a body to check, not to keep): like reads they
+# leave no audit entry, and their transaction is rolled back rather than committed.
+READ_ONLY_OPERATIONS = frozenset({"preflightPost"})
 
 
 def _find_requirements(dependant: Dependant) -> tuple[str | None, bool]:
@@ -110,7 +113,8 @@ class PressroomRoute(APIRoute):
         scope, manager_only = _find_requirements(self.dependant)
         body_role_checks = _find_body_role_checks(self.dependant)
         operation_id = self.operation_id or self.name
-        mutating = bool((self.methods or set()) & _MUTATING)
+        read_only = operation_id in READ_ONLY_OPERATIONS
+        mutating = bool((self.methods or set()) & _MUTATING) and not read_only
         takes_body = self.body_field is not None
         extra = self.openapi_extra or {}
         idempotent = operation_id in idempotency.IDEMPOTENT_OPERATIONS or bool(
@@ -131,7 +135,7 @@ class PressroomRoute(APIRoute):
             try:
                 check_access(principal, scope, manager_only)
                 assert principal is not None
-                if mutating and not manual:
+                if (mutating or takes_body) and not manual:
                     await _read_bounded_body(request)
                 if json_body:
                     await inputs.require_json_body(request)
@@ -170,7 +174,8 @@ class PressroomRoute(APIRoute):
                             response,
                             secret=bool(getattr(state, "secret_response", False)),
                         )
-                    await unit.commit()
+                    if not read_only:
+                        await unit.commit()
                 finally:
                     await unit.close()
                 return response

@@ -113,7 +113,7 @@ async def resolve_targets(
             )
             continue
         slots.add(slot)
-        resolved.append(ResolvedTarget(draft, provider, kind, channel))
+        resolved.append(ResolvedTarget(draft, provider, kind, channel, declaration))
         if not draft.check or channel is None:
             continue
         if draft.media_override is not None:

@@ -27,7 +27,9 @@ async def create_post(
     session: AsyncSession, runtime: Runtime, principal: Principal, body: PostCreate
 ) -> PostOut:
     now = utcnow()
-    resolved = await _check(session, principal.organization_id, body, now)
+    resolved, errors = await check_post(session, principal.organization_id, body, now)
+    if errors:
+        raise validation_error(errors)
     post = _new_post(principal, body, now)
     session.add(post)
     targets = [new_target(post, item, now) for item in resolved]
@@ -44,11 +46,11 @@ async def create_post(
     return view
 
 
-async def _check(
+async def check_post(
     session: AsyncSession, organization_id: uuid.UUID, body: PostCreate, now: datetime
-) -> list[ResolvedTarget]:
-    """The request's targets with their channels and providers; a 400 with every problem of
-    the request if it has any."""
+) -> tuple[list[ResolvedTarget], list[FieldError]]:
+    """The request's targets with their channels and providers, and every problem of the
+    request, in the order createPost reports them (the preflight reports the same list)."""
     errors: list[FieldError] = []
     errors += check_labels("tags", body.tags, allow_commas=False)
     errors += check_labels("topics", body.topics, allow_commas=True)
@@ -62,9 +64,7 @@ async def _check(
         drafts=[requested_draft(f"targets[{i}]", e) for i, e in enumerate(body.targets)],
         errors=errors,
     )
-    if errors:
-        raise validation_error(errors)
-    return resolved
+    return resolved, errors
 
 
 def _new_post(principal: Principal, body: PostCreate, now: datetime) -> Post:

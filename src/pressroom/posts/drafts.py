@@ -13,6 +13,7 @@ from pressroom.kit.ids import uuid7
 from pressroom.posts import views
 from pressroom.posts.models import Post, PostTarget
 from pressroom.posts.schemas import TargetCreate, TargetUpdate
+from pressroom.providers.schemas import ProviderDeclaration
 
 
 @dataclass
@@ -37,6 +38,9 @@ class ResolvedTarget:
     provider: str
     content_kind: str
     channel: Channel | None
+    # What the target was checked against (the channel's own server's limits where it keeps
+    # them); None for a stored target whose channel is gone.
+    declaration: ProviderDeclaration | None = None
 
 
 def requested_draft(name: str, entry: TargetCreate | TargetUpdate) -> TargetDraft:

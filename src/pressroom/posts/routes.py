@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Body, Depends, Path, Query, Response
+from starlette.convertors import Convertor, register_url_convertor
 
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.http.access import (
@@ -20,8 +21,36 @@ from pressroom.kit.pagination import Collection, Pagination
 from pressroom.posts import service
 from pressroom.posts.approval import decides_approval
 from pressroom.posts.creating import create_post as create
-from pressroom.posts.schemas import DeletedPost, Post, PostCreate, PostStatus, PostUpdate, QueryTime
+from pressroom.posts.preflight import preflight_post as preflight
+from pressroom.posts.preflight_examples import PREFLIGHT_EXAMPLES, PREFLIGHT_REQUEST_EXAMPLES
+from pressroom.posts.schemas import (
+    DeletedPost,
+    Post,
+    PostCreate,
+    PostPreflight,
+    PostStatus,
+    PostUpdate,
+    QueryTime,
+)
 from pressroom.posts.updating import update_post as update
+
+
+class _PostIdSegment(Convertor[str]):
+    """Any path segment but `preflight`: `/posts/preflight` is an operation of its own, and a
+    literal path wins over a template whatever the method (as OpenAPI matches paths), so
+    `GET /posts/preflight` is a 405, not a 400 on `postId`."""
+
+    regex = "(?!preflight(?:/|$))[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("post_id", _PostIdSegment())
+_POST_PATH = "/posts/{postId:post_id}"
 
 PostId = Annotated[uuid.UUID, Path(alias="postId", description="The post's id.")]
 
@@ -128,8 +157,45 @@ async def create_post(
     return post
 
 
+@router.post(
+    "/posts/preflight",
+    summary="Check a post without creating it.",
+    operation_id="preflightPost",
+    response_model=PostPreflight,
+    status_code=200,
+    responses={
+        **error_responses(),
+        200: {
+            "description": "What createPost would make of the body.",
+            "content": {"application/json": {"examples": PREFLIGHT_EXAMPLES}},
+        },
+    },
+    description="Scope `posts:read`. "
+    "Takes a `createPost` body and creates nothing (no post, event, audit entry or stored "
+    "idempotent response): it answers what createPost would do with it now, for a composer "
+    "to show as the person types. `ok` is true exactly when createPost would accept the body; "
+    "`errors` holds every problem createPost would refuse it with (same `field`, `code`, "
+    "`message` and order), such as a text over the network's limit, media the network "
+    "refuses, an unknown channel or media id, or a `scheduledAt` in the past. Each target "
+    "shows its effective text and media (the override, else the post's), the text counted "
+    "the network's way (`length`: `count`, `limit`, `unit`, `remaining`) and its media "
+    "against the network's rule. A body the schema refuses (malformed JSON, a wrong type, "
+    "an unknown field, a value outside the schema's bounds such as no target or more than "
+    "20) is the same 400 as createPost gives. An `Idempotency-Key` header is ignored: "
+    "there is no effect to repeat.",
+)
+async def preflight_post(
+    body: Annotated[PostCreate, Body(openapi_examples=PREFLIGHT_REQUEST_EXAMPLES)],
+    principal: PostsRead,
+    session: Session,
+    runtime: RuntimeDep,
+) -> PostPreflight:
+    """Check a post without creating it."""
+    return await preflight(session, runtime, principal, body)
+
+
 @router.get(
-    "/posts/{postId}",
+    _POST_PATH,
     summary="Read a post with its targets.",
     description="Scope `posts:read`. Another organization's post is 404, like a missing one.",
     operation_id="getPost",
@@ -143,7 +209,7 @@ async def get_post(post_id: PostId, principal: PostsRead, session: Session) -> P
 
 
 @router.patch(
-    "/posts/{postId}",
+    _POST_PATH,
     summary="Update a post.",
     operation_id="updatePost",
     response_model=Post,
@@ -187,7 +253,7 @@ async def update_post(
 
 
 @router.delete(
-    "/posts/{postId}",
+    _POST_PATH,
     summary="Delete a post.",
     operation_id="deletePost",
     response_model=DeletedPost,

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from pressroom.kit.schema import APIInput, APIModel, AwareDatetime, NotNull, UTCDatetime
+from pressroom.providers.text import TextUnit
 
 PostStatus = Literal[
     "draft",
@@ -269,3 +270,92 @@ def _restore_plus(value: Any) -> Any:
 
 
 QueryTime = Annotated[AwareDatetime, BeforeValidator(_restore_plus)]
+
+
+class FieldProblem(APIModel):
+    """One problem, exactly as createPost's 400 would name it in `errors[]`."""
+
+    field: str = Field(examples=["targets[0].text"])
+    code: str = Field(examples=["too_long"])
+    message: str = Field(examples=["has 312 graphemes; bluesky allows 300"])
+
+
+class TextLength(APIModel):
+    """The effective text measured the way the target's network counts it."""
+
+    count: int = Field(
+        description="The length in `unit`, as the network counts it (X: weighted, a URL 23; "
+        "Mastodon: a URL 23, a remote mention without its domain; Threads: an emoji as its "
+        "UTF-8 bytes). An option the network counts with the text (Mastodon's content "
+        "warning, `options.spoilerText`) is included."
+    )
+    limit: int = Field(description="The most the network accepts, in `unit`.")
+    unit: TextUnit
+    remaining: int = Field(description="`limit - count`: negative when over the limit.")
+    bytes: int = Field(description="The text's size in UTF-8 bytes.")
+    max_bytes: int | None = Field(
+        description="A second cap in UTF-8 bytes the text must meet too (Bluesky: 3000); null "
+        "when the network has none."
+    )
+    links: int | None = Field(
+        description="Distinct links in the text, when the network caps them; else null."
+    )
+    max_links: int | None = Field(
+        description="The most distinct links the network accepts (Threads: 5); null: no cap."
+    )
+
+
+class MediaCheck(APIModel):
+    """The target's effective media against its content kind's media rule (each item's type,
+    size, duration and shape are checked too; problems are in `errors`)."""
+
+    count: int = Field(description="Media items the target would carry.")
+    min_items: int
+    max_items: int
+    ok: bool = Field(description="No problem names the target's `mediaIds`.")
+
+
+class PreflightTarget(APIModel):
+    """One requested target, as createPost would check it."""
+
+    field: str = Field(description="The target's place in the request (`targets[0]`).")
+    channel_id: uuid.UUID
+    provider: str | None = Field(description="The channel's network; null for an unknown channel.")
+    content_kind: str | None = Field(
+        description="The content kind checked: the requested one, else the network's first; "
+        "null for an unknown channel."
+    )
+    text: str | None = Field(description="The effective text: the override, else the post's.")
+    text_source: Literal["target", "post"] = Field(
+        description="`target` when the target's own `text` overrides the post's."
+    )
+    media_ids: list[uuid.UUID] = Field(
+        description="The effective media: the override, else the post's."
+    )
+    media_source: Literal["target", "post"]
+    length: TextLength | None = Field(
+        description="The effective text counted the network's way; null when the channel or "
+        "content kind is unknown."
+    )
+    media: MediaCheck | None = Field(
+        description="Null when the channel or content kind is unknown."
+    )
+    ok: bool = Field(description="No problem names this target (`errors` is empty).")
+    errors: list[FieldProblem] = Field(
+        description="The problems naming this target's fields (`targets[0]...`): a subset of "
+        "the top-level `errors`."
+    )
+
+
+class PostPreflight(APIModel):
+    """What createPost would make of a body, without creating anything."""
+
+    ok: bool = Field(description="createPost would accept this body now (no `errors`).")
+    detail: str | None = Field(
+        description="The `detail` createPost's 400 would carry; null when `ok`."
+    )
+    errors: list[FieldProblem] = Field(
+        description="Every problem createPost would report for this body, in its order, with "
+        "the same `field`, `code` and `message`."
+    )
+    targets: list[PreflightTarget]

@@ -6,6 +6,18 @@ follow-up texts and media alt texts (text_options.py)."""
 
 from pressroom.providers.validation.media import MediaFacts
 from pressroom.providers.validation.target import validate_target
-from pressroom.providers.validation.text import describe_length, overrun, rule_length
+from pressroom.providers.validation.text import (
+    counted_with_text,
+    describe_length,
+    overrun,
+    rule_length,
+)
 
-__all__ = ["MediaFacts", "describe_length", "overrun", "rule_length", "validate_target"]
+__all__ = [
+    "MediaFacts",
+    "counted_with_text",
+    "describe_length",
+    "overrun",
+    "rule_length",
+    "validate_target",
+]
