@@ -3,6 +3,7 @@ fields, a write through the API with its CSRF check, and the page a refusal show
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -67,3 +68,37 @@ def done_or_refused(
 def query_text(value: Any, limit: int = 200) -> str:
     """A query parameter as bounded text (a page never fails on a strange one)."""
     return str(value or "").strip()[:limit]
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A destructive action's question page: what goes, what follows, and where to go."""
+
+    section: str
+    heading: str
+    consequence: str
+    action: str
+    confirm: str
+    cancel: str
+
+
+async def confirm_first(
+    request: Request, person: Visitor, path: str, describe: Any, ask: Confirmation
+) -> Response:
+    """Read `path` through the API (refused as the API refuses it), then ask: the page names
+    the object (`describe(body)`) and posts to `ask.action` with the session's token."""
+    answer = await person.api.get(path)
+    if not answer.ok:
+        return refused(request, person, answer)
+    context = {**asdict(ask), "what": describe(answer.body)}
+    return render(request, "confirm.html", context, person=person)
+
+
+async def write_then_back(
+    request: Request, person: Visitor, method: str, path: str, back: str, done: str
+) -> Response:
+    """A form's write through the API (CSRF checked first); back to `back` with `done`, or
+    the API's refusal."""
+    await form_fields(request, person)
+    answer = await person.api.call(method, path)
+    return done_or_refused(request, person, answer, back, done)

@@ -13,12 +13,14 @@ from starlette.responses import RedirectResponse, Response
 
 from pressroom.channels.oauth_grants import connected_through_oauth
 from pressroom.console.acting import (
+    Confirmation,
     Person,
-    done_or_refused,
+    confirm_first,
     first,
     form_fields,
     query_text,
     refused,
+    write_then_back,
 )
 from pressroom.console.rendering import render
 from pressroom.console.sessions import Visitor
@@ -103,27 +105,26 @@ async def connect(request: Request, person: Person) -> Response:
 
 @router.get("/{channel_id}/disconnect")
 async def confirm_disconnect(request: Request, person: Person, channel_id: uuid.UUID) -> Response:
-    answer = await person.api.get(f"/channels/{channel_id}")
-    if not answer.ok:
-        return refused(request, person, answer)
-    channel = answer.body
-    context = {
-        "section": "channels",
-        "heading": "Disconnect this channel?",
-        "what": f"{channel['name']} ({channel['provider']}"
-        + (f", {channel['handle']})" if channel.get("handle") else ")"),
-        "consequence": "Its scheduled and pending posts fail on this channel, its access is "
+    ask = Confirmation(
+        section="channels",
+        heading="Disconnect this channel?",
+        consequence="Its scheduled and pending posts fail on this channel, its access is "
         "erased and revoked at the network, and it leaves the list (its analytics history "
         "stays). Connecting it again makes a new channel.",
-        "action": f"/console/channels/{channel_id}/disconnect",
-        "confirm": "Disconnect the channel",
-        "cancel": "/console/channels",
-    }
-    return render(request, "confirm.html", context, person=person)
+        action=f"/console/channels/{channel_id}/disconnect",
+        confirm="Disconnect the channel",
+        cancel="/console/channels",
+    )
+    return await confirm_first(request, person, f"/channels/{channel_id}", _named, ask)
+
+
+def _named(channel: dict[str, Any]) -> str:
+    handle = f", {channel['handle']}" if channel.get("handle") else ""
+    return f"{channel['name']} ({channel['provider']}{handle})"
 
 
 @router.post("/{channel_id}/disconnect")
 async def disconnect(request: Request, person: Person, channel_id: uuid.UUID) -> Response:
-    await form_fields(request, person)
-    answer = await person.api.call("DELETE", f"/channels/{channel_id}")
-    return done_or_refused(request, person, answer, "/console/channels", "disconnected")
+    path = f"/channels/{channel_id}"
+    back = "/console/channels"
+    return await write_then_back(request, person, "DELETE", path, back, "disconnected")

@@ -5,11 +5,19 @@ media.py), and deletion after a confirmation."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse, Response
 
-from pressroom.console.acting import Person, done_or_refused, form_fields, query_text, refused
+from pressroom.console.acting import (
+    Confirmation,
+    Person,
+    confirm_first,
+    query_text,
+    refused,
+    write_then_back,
+)
 from pressroom.console.media import stream_upload, upload_refused
 from pressroom.console.rendering import TEMPLATES, render
 
@@ -57,24 +65,23 @@ async def upload(request: Request, person: Person) -> Response:
 
 @router.get("/{media_id}/delete")
 async def confirm_delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
-    answer = await person.api.get(f"/media/{media_id}")
-    if not answer.ok:
-        return refused(request, person, answer)
-    context = {
-        "section": "media",
-        "heading": "Delete this asset?",
-        "what": answer.body["filename"],
-        "consequence": "It leaves the library and is no longer served. An asset that a post "
+    ask = Confirmation(
+        section="media",
+        heading="Delete this asset?",
+        consequence="It leaves the library and is no longer served. An asset that a post "
         "still to be published uses cannot be deleted until it is taken out of that post.",
-        "action": f"/console/media/{media_id}/delete",
-        "confirm": "Delete the asset",
-        "cancel": "/console/media",
-    }
-    return render(request, "confirm.html", context, person=person)
+        action=f"/console/media/{media_id}/delete",
+        confirm="Delete the asset",
+        cancel="/console/media",
+    )
+    return await confirm_first(request, person, f"/media/{media_id}", _filename, ask)
+
+
+def _filename(asset: dict[str, Any]) -> str:
+    return str(asset["filename"])
 
 
 @router.post("/{media_id}/delete")
 async def delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
-    await form_fields(request, person)
-    answer = await person.api.call("DELETE", f"/media/{media_id}")
-    return done_or_refused(request, person, answer, "/console/media", "deleted")
+    path = f"/media/{media_id}"
+    return await write_then_back(request, person, "DELETE", path, "/console/media", "deleted")

@@ -13,12 +13,15 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from pressroom.console.acting import (
+    Confirmation,
     Person,
+    confirm_first,
     done_or_refused,
     first,
     form_fields,
     query_text,
     refused,
+    write_then_back,
 )
 from pressroom.console.api import ConsoleApi
 from pressroom.console.rendering import render
@@ -166,24 +169,23 @@ async def rotate(request: Request, person: Person, endpoint_id: uuid.UUID) -> Re
 @router.get("/{endpoint_id}/delete")
 async def confirm_delete(request: Request, person: Person, endpoint_id: uuid.UUID) -> Response:
     """Deleting asks first: it removes the endpoint's deliveries too."""
-    answer = await person.api.get(f"/webhooks/{endpoint_id}")
-    if not answer.ok:
-        return refused(request, person, answer)
-    context = {
-        "section": "webhooks",
-        "heading": "Delete this webhook endpoint?",
-        "what": answer.body["url"],
-        "consequence": "Its deliveries and their attempts are deleted with it, and nothing "
+    ask = Confirmation(
+        section="webhooks",
+        heading="Delete this webhook endpoint?",
+        consequence="Its deliveries and their attempts are deleted with it, and nothing "
         "more is sent to it. This cannot be undone.",
-        "action": f"/console/webhooks/{endpoint_id}/delete",
-        "confirm": "Delete the endpoint",
-        "cancel": f"/console/webhooks/{endpoint_id}",
-    }
-    return render(request, "confirm.html", context, person=person)
+        action=f"/console/webhooks/{endpoint_id}/delete",
+        confirm="Delete the endpoint",
+        cancel=f"/console/webhooks/{endpoint_id}",
+    )
+    return await confirm_first(request, person, f"/webhooks/{endpoint_id}", _url, ask)
+
+
+def _url(endpoint: dict[str, Any]) -> str:
+    return str(endpoint["url"])
 
 
 @router.post("/{endpoint_id}/delete")
 async def delete(request: Request, person: Person, endpoint_id: uuid.UUID) -> Response:
-    await form_fields(request, person)
-    answer = await person.api.call("DELETE", f"/webhooks/{endpoint_id}")
-    return done_or_refused(request, person, answer, "/console/webhooks", "deleted")
+    path = f"/webhooks/{endpoint_id}"
+    return await write_then_back(request, person, "DELETE", path, "/console/webhooks", "deleted")
