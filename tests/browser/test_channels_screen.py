@@ -70,7 +70,7 @@ def test_connect_goes_to_the_provider_and_disconnect_asks_first(
     sign_in(page, console_server, console_server.owner.key)
     page.get_by_role("link", name="Channels").click()
     page.get_by_role("heading", name="Channels", exact=True).wait_for()
-    row = page.locator(f'tr.channel[data-channel="{sandbox}"]')
+    row = page.locator(f'tr.channel-row[data-channel="{sandbox}"]')
     assert "Team sandbox" in row.inner_text() and "sandbox" in row.inner_text()
     assert row.locator(".badge").inner_text() == "healthy"
     look_at(page, "channels")
@@ -99,7 +99,7 @@ def test_connect_goes_to_the_provider_and_disconnect_asks_first(
     page.get_by_role("button", name="Disconnect the channel").click()
     page.wait_for_url(f"{console_server.base}/console/channels?done=disconnected")
     assert page.get_by_role("status").inner_text() == "The channel was disconnected."
-    assert page.locator(f'tr.channel[data-channel="{sandbox}"]').count() == 0
+    assert page.locator(f'tr.channel-row[data-channel="{sandbox}"]').count() == 0
 
 
 def test_a_refused_start_names_the_field(page: Any, console_server: ConsoleServer) -> None:
