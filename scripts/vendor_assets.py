@@ -42,6 +42,7 @@ class Package:
 # One package a line (the formatter leaves the table as written).
 # fmt: off
 PACKAGES: tuple[Package, ...] = (
+    Package("chart.js", "chart.js", "4.6.1", ("dist/chart.umd.min.js",), "LICENSE.md"),
     Package("htmx.org", "htmx.org", "2.0.11", ("dist/htmx.min.js",), "LICENSE"),
     Package("swagger-ui", "swagger-ui-dist", "5.35.0", ("swagger-ui-bundle.js", "swagger-ui-bundle.js.LICENSE.txt", "swagger-ui.css", "favicon-32x32.png", "NOTICE"), "LICENSE"),  # noqa: E501
 )

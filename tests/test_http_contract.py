@@ -64,7 +64,7 @@ async def test_errors_are_problem_json_with_headers(
     [
         ("DELETE", "/api/v1/tenant", "GET"),
         ("PUT", "/api/v1/posts", "GET, POST"),
-        ("POST", "/api/v1/media/01a21439-b038-71f2-92d3-8f3177e3314e", "GET"),
+        ("POST", "/api/v1/media/01a21439-b038-71f2-92d3-8f3177e3314e", "DELETE, GET"),
         ("GET", "/api/v1/posts/preflight", "POST"),
     ],
 )

@@ -369,6 +369,14 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
         )
         assert uploaded.status_code == 201, uploaded.text
         media = uploaded.json()["items"][0]["id"]
+        # One more asset, that no post uses, for deleteMedia below.
+        spare = await client.post(
+            "/api/v1/media",
+            content=multipart_body([FormPart(png_bytes(), "spare.png", "image/png")]),
+            headers={**headers, "Content-Type": CONTENT_TYPE},
+        )
+        assert spare.status_code == 201, spare.text
+        spare_media = spare.json()["items"][0]["id"]
         published = await client.post(
             "/api/v1/posts",
             json={
@@ -461,6 +469,7 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
             ("/api/v1/media", {}),
             (f"/api/v1/media/{media}", {}),
             (f"/api/v1/media/{media}/content", {}),
+            (f"/api/v1/media/{media}/preview", {}),
             ("/api/v1/analytics", window),
             ("/api/v1/webhooks", {}),
             (f"/api/v1/webhooks/{endpoint}", {}),
@@ -475,6 +484,7 @@ async def test_no_secret_appears_anywhere_but_its_one_time_reveal(
             f"/api/v1/posts/{draft_id}",
             f"/api/v1/channels/{sandbox_channel['id']}",
             f"/api/v1/webhooks/{refusing_id}",
+            f"/api/v1/media/{spare_media}",
         ):
             response = await client.delete(path, headers=headers)
             assert response.status_code == 200, (path, response.text)

@@ -28,6 +28,7 @@ from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PressroomError
 from pressroom.media.link_routes import router as media_links_router
 from pressroom.media.routes import router as media_router
+from pressroom.posts.media_deletion import router as media_deletion_router
 from pressroom.posts.routes import router as posts_router
 from pressroom.providers.routes import router as providers_router
 from pressroom.runtime import Runtime
@@ -42,6 +43,7 @@ from pressroom.workers.runner import WorkerRunner
 API_ROUTERS: list[APIRouter] = [
     tenant_router,
     media_router,
+    media_deletion_router,
     webhooks_router,
     analytics_router,
     providers_router,

@@ -19,10 +19,17 @@ from tests.factories import Tenant, make_tenant
 
 
 @pytest.fixture(scope="module")
+def console_env() -> dict[str, str]:
+    """More environment for the module's server (a module overrides this fixture)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def console_server(
     fresh_databases: Callable[[str], str],
     tmp_path_factory: pytest.TempPathFactory,
     request: pytest.FixtureRequest,
+    console_env: dict[str, str],
 ) -> Iterator[ConsoleServer]:
     """A server over a database of this module alone, with an owner (all scopes)."""
     require_browser()
@@ -39,6 +46,7 @@ def console_server(
         tmp_path_factory.mktemp(f"{name}-data"),
         tmp_path_factory.mktemp(f"{name}-logs"),
         owner,
+        console_env,
     )
     try:
         yield server

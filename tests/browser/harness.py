@@ -98,6 +98,7 @@ def start_console_server(
     data_dir: Path,
     logs: Path,
     make_owner: Callable[[Runtime], Awaitable[Tenant]],
+    extra_env: dict[str, str] | None = None,
 ) -> ConsoleServer:
     port = servers.free_port()
     base = f"http://127.0.0.1:{port}"
@@ -110,6 +111,7 @@ def start_console_server(
         "PRESSROOM_AUTH_FAILURE_LIMIT": "1000/60",
         "PRESSROOM_LOG_LEVEL": "WARNING",
         "PRESSROOM_PUBLIC_URL": base,
+        **(extra_env or {}),
     }
     settings = Settings(
         database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY, public_url=base

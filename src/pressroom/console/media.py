@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from starlette.responses import HTMLResponse, Response
 
+from pressroom.console.api import Answer
 from pressroom.console.rendering import TEMPLATES
 from pressroom.console.sessions import Visitor, check_csrf, visitor
 
@@ -15,20 +16,31 @@ router = APIRouter(prefix="/console/media", include_in_schema=False)
 Person = Annotated[Visitor, Depends(visitor)]
 
 
-@router.post("")
-async def upload(request: Request, person: Person) -> Response:
-    """Stream the browser's multipart body to uploadMedia unchanged; answer the new items as
-    choices for the composer (checked), or the API's reason as text."""
+async def stream_upload(request: Request, person: Visitor) -> Answer:
+    """The browser's multipart body (after its CSRF check), streamed to uploadMedia as it
+    arrives; the API's answer."""
     await check_csrf(request, person)
     headers = {"content-type": request.headers.get("content-type", "")}
     if "content-length" in request.headers:
         headers["content-length"] = request.headers["content-length"]
-    answer = await person.api.call("POST", "/media", content=request.stream(), headers=headers)
+    return await person.api.call("POST", "/media", content=request.stream(), headers=headers)
+
+
+def upload_refused(answer: Answer) -> Response:
+    """The API's reason, as the text the upload's status line shows."""
+    reason = answer.detail or "The upload was refused."
+    errors = "; ".join(f"{k} {v}" for k, v in answer.field_errors.items())
+    text = f"{reason} {errors}".strip()
+    return Response(text, status_code=answer.status, media_type="text/plain")
+
+
+@router.post("")
+async def upload(request: Request, person: Person) -> Response:
+    """Stream the browser's multipart body to uploadMedia unchanged; answer the new items as
+    choices for the composer (checked), or the API's reason as text."""
+    answer = await stream_upload(request, person)
     if not answer.ok:
-        reason = answer.detail or "The upload was refused."
-        errors = "; ".join(f"{k} {v}" for k, v in answer.field_errors.items())
-        text = f"{reason} {errors}".strip()
-        return Response(text, status_code=answer.status, media_type="text/plain")
+        return upload_refused(answer)
     items = answer.body["items"]
     template = TEMPLATES.get_template("_media_items.html")
     html = template.render(items=items, chosen=[item["id"] for item in items])

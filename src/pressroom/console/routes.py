@@ -10,6 +10,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from pressroom.console import composer, media, overview, posts, signing_in
+from pressroom.console.operations import OPERATIONS_ROUTERS
 from pressroom.console.rendering import render
 from pressroom.console.sessions import CsrfRefused, SignInRequired
 
@@ -17,7 +18,14 @@ _HERE = Path(__file__).parent
 
 
 def install_console(app: FastAPI) -> None:
-    for router in (signing_in.router, overview.router, posts.router, composer.router, media.router):
+    for router in (
+        signing_in.router,
+        overview.router,
+        posts.router,
+        composer.router,
+        media.router,
+        *OPERATIONS_ROUTERS,
+    ):
         app.include_router(router)
     app.mount("/console/static", StaticFiles(directory=str(_HERE / "static")), name="console")
 

@@ -26,7 +26,7 @@ from pressroom.http.routing import (
     Session,
     claim_idempotency,
 )
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.kit.errors import PressroomError, field_error, not_found
 from pressroom.kit.pagination import Collection, Pagination
 from pressroom.media import service
 from pressroom.media.delivery import asset_response, etag_matches, etag_of
@@ -38,6 +38,7 @@ from pressroom.media.multipart import (
     format_size,
     read_upload,
 )
+from pressroom.media.preview import NoPreview, preview_of
 from pressroom.media.schemas import Media, MediaBatch
 from pressroom.media.upload import Uploader, accept_upload
 
@@ -318,3 +319,43 @@ async def get_media_content(
         service.served_filename(asset.filename, asset.mime_type)
     )
     return await asset_response(runtime, asset, headers)
+
+
+@router.get(
+    "/media/{mediaId}/preview",
+    operation_id="getMediaPreview",
+    summary="A small preview of a media asset.",
+    response_model=None,
+    response_class=Response,
+    responses={
+        200: {
+            "description": "A JPEG of at most 320 pixels a side.",
+            "content": {"image/jpeg": _BINARY},
+        },
+        **error_responses(),
+    },
+    description="Scope `media:read`. A JPEG of at most 320x320 pixels, aspect kept: an image's "
+    "thumbnail, a GIF's first frame, a video's first frame (its poster). Made on first request "
+    "and kept, like the asset's bytes never changing (cacheable privately, ETag of the "
+    "asset). An asset whose frame cannot be decoded again is 404 `not_found`.",
+)
+async def get_media_preview(
+    media_id: MediaId,
+    principal: MediaRead,
+    session: Session,
+    runtime: RuntimeDep,
+) -> Response:
+    """A small preview of a media asset."""
+    asset = await service.get_media(session, principal.organization_id, media_id)
+    try:
+        path = await preview_of(runtime, asset)
+    except NoPreview as exc:
+        log.warning("no preview of media %s: %s", asset.id, exc)
+        raise not_found("media preview") from None
+    content = await anyio.Path(path).read_bytes()
+    headers = {
+        "ETag": f'"preview-{asset.sha256}"',
+        "Cache-Control": "private, max-age=31536000, immutable",
+        "X-Content-Type-Options": "nosniff",
+    }
+    return Response(content, media_type="image/jpeg", headers=headers)

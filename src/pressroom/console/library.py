@@ -1,0 +1,87 @@
+"""The media library: the organization's assets with previews (image thumbnails, video poster
+frames, from getMediaPreview), uploads with a progress bar (streamed like the composer's,
+media.py), and deletion after a confirmation."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import HTMLResponse, Response
+
+from pressroom.console.acting import (
+    Confirmation,
+    Person,
+    confirm_first,
+    query_text,
+    refused,
+    write_then_back,
+)
+from pressroom.console.media import stream_upload, upload_refused
+from pressroom.console.rendering import TEMPLATES, render
+
+router = APIRouter(prefix="/console/media", include_in_schema=False)
+# Assets the library shows (newest first).
+SHOWN = 200
+NOTICES = {"deleted": "The asset was deleted."}
+
+
+@router.get("")
+async def library(request: Request, person: Person) -> Response:
+    """Every asset with its preview, and an upload form for those who may upload."""
+    answer = await person.api.get("/media", pageSize=1)
+    if not answer.ok:
+        return refused(request, person, answer)
+    context = {
+        "section": "media",
+        "assets": await person.api.items("/media", limit=SHOWN),
+        "notice": NOTICES.get(query_text(request.query_params.get("done")), ""),
+    }
+    return render(request, "media.html", context, person=person)
+
+
+@router.get("/{media_id}/preview")
+async def preview(person: Person, media_id: uuid.UUID) -> Response:
+    """The asset's preview image, as the API gives it to this person."""
+    answer = await person.api.call("GET", f"/media/{media_id}/preview")
+    if answer.status != 200:
+        return Response(status_code=answer.status)
+    cache = answer.headers.get("cache-control", "private")
+    return Response(answer.content, media_type="image/jpeg", headers={"Cache-Control": cache})
+
+
+@router.post("/upload")
+async def upload(request: Request, person: Person) -> Response:
+    """Upload from the library: the new assets as items of the library (or the API's
+    refusal as text, with its status)."""
+    answer = await stream_upload(request, person)
+    if not answer.ok:
+        return upload_refused(answer)
+    template = TEMPLATES.get_template("media_items.html")
+    html = template.render(assets=answer.body["items"], can=person.api.can, csrf=person.csrf)
+    return HTMLResponse(html, status_code=201)
+
+
+@router.get("/{media_id}/delete")
+async def confirm_delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
+    ask = Confirmation(
+        section="media",
+        heading="Delete this asset?",
+        consequence="It leaves the library and is no longer served. An asset that a post "
+        "still to be published uses cannot be deleted until it is taken out of that post.",
+        action=f"/console/media/{media_id}/delete",
+        confirm="Delete the asset",
+        cancel="/console/media",
+    )
+    return await confirm_first(request, person, f"/media/{media_id}", _filename, ask)
+
+
+def _filename(asset: dict[str, Any]) -> str:
+    return str(asset["filename"])
+
+
+@router.post("/{media_id}/delete")
+async def delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
+    path = f"/media/{media_id}"
+    return await write_then_back(request, person, "DELETE", path, "/console/media", "deleted")

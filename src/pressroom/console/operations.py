@@ -1,0 +1,16 @@
+"""The operations screens' routers (webhooks, analytics, audit, media, channels), installed
+by `routes.py` after the overview's and the posts screens'."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from pressroom.console import analytics, audit, channels, library, webhooks
+
+OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (
+    webhooks.router,
+    analytics.router,
+    audit.router,
+    library.router,
+    channels.router,
+)
