@@ -57,6 +57,36 @@ def fresh_postgres_database() -> Iterator[str]:
         asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+@contextmanager
+def fresh_database(kind: str) -> Iterator[str]:
+    """A new, migrated database: `postgres` on the PostgreSQL server, or `sqlite` in a file
+    under bench/results (the embedded default), removed afterwards."""
+    if kind == "postgres":
+        with fresh_postgres_database() as url:
+            yield url
+        return
+    from pressroom.db import migrate
+
+    folder = ROOT / "bench" / "results" / f"sqlite-{secrets.token_hex(4)}"
+    folder.mkdir(parents=True)
+    url = f"sqlite:///{folder / 'pressroom.db'}"
+    try:
+        migrate(url)
+        yield url
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
 def pin(cpu: int) -> list[str]:
     """Run on one CPU (server on 0, load generator on 1), so the two never share a core."""
     if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
@@ -113,7 +143,15 @@ def server(
         log.close()
 
 
-def load(url: str, *, connections: int, seconds: float, headers: list[str]) -> dict[str, object]:
+def load(
+    url: str,
+    *,
+    connections: int,
+    seconds: float,
+    headers: list[str],
+    method: str = "GET",
+    body_file: Path | None = None,
+) -> dict[str, object]:
     import json
 
     args = [
@@ -129,5 +167,27 @@ def load(url: str, *, connections: int, seconds: float, headers: list[str]) -> d
     ]
     for header in headers:
         args += ["--header", header]
+    args += ["--method", method]
+    if body_file is not None:
+        args += ["--body-file", str(body_file)]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     return json.loads(out)  # type: ignore[no-any-return]
+
+
+def median_figures(runs: list[dict[str, object]]) -> dict[str, object]:
+    """The median of each figure over the rounds, every round's requests per second, and the
+    answers that were not 2xx and the requests that failed, over all rounds."""
+    import statistics
+
+    figures: dict[str, object] = {}
+    for field in ("rps", "p50_ms", "p99_ms"):
+        figures[field] = statistics.median(float(run[field]) for run in runs)  # type: ignore[arg-type]
+    figures["rounds_rps"] = [run["rps"] for run in runs]
+    figures["non_2xx"] = sum(
+        n
+        for run in runs
+        for status, n in run["statuses"].items()  # type: ignore[attr-defined]
+        if not str(status).startswith("2")
+    )
+    figures["failed"] = sum(int(run.get("failed", 0)) for run in runs)  # type: ignore[call-overload]
+    return figures

@@ -318,15 +318,16 @@ async def _session(request: Request) -> AsyncSession:
     return await unit.session()
 
 
-def _unit(request: Request) -> LazyUnitOfWork:
+# Dependencies are coroutines: FastAPI would run a plain function in the thread pool.
+async def _unit(request: Request) -> LazyUnitOfWork:
     return request.state.unit  # type: ignore[no-any-return]
 
 
-def _audit_note(request: Request) -> AuditNote:
+async def _audit_note(request: Request) -> AuditNote:
     return request.state.audit  # type: ignore[no-any-return]
 
 
-def _runtime(request: Request) -> Runtime:
+async def _runtime(request: Request) -> Runtime:
     return request.app.state.runtime  # type: ignore[no-any-return]
 
 
