@@ -44,7 +44,9 @@ async def connection_loop(
         writer.close()
 
 
-async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> int:
+async def exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> int:
     """Send one request, read its whole answer; its status."""
     writer.write(request)
     status_line = await reader.readline()
@@ -69,6 +71,11 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
+def read_body(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -83,8 +90,7 @@ async def main() -> None:
     headers = "".join(f"{h}\r\n" for h in args.header)
     body = b""
     if args.body_file:
-        with open(args.body_file, "rb") as handle:
-            body = handle.read()
+        body = read_body(args.body_file)
         headers += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
     target = parts.path or "/"
     if parts.query:

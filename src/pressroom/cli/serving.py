@@ -19,6 +19,7 @@ from pressroom.cli import (
     _with_runtime,
     app,
 )
+from pressroom.cli.supervise import READY_LINE
 from pressroom.db import migrate, unit_of_work
 from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
@@ -69,7 +70,7 @@ def serve(
     ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Run the API (and, unless --no-workers, the background workers in this process)."""
+    """Run the API (and, unless --no-workers, the background workers in a child process)."""
     import uvicorn
 
     from pressroom.app import create_app
@@ -84,7 +85,10 @@ def serve(
     created = asyncio.run(_with_runtime(settings, create_demo if demo else _nothing))
     if demo:
         _emit_demo(as_json, created, f"http://{host}:{port}")
-    application = create_app(settings, runtime=_runtime(settings), run_workers=not no_workers)
+    runtime = _runtime(settings)
+    application = create_app(settings, runtime=runtime)
+    if not no_workers:
+        _host_workers(application, runtime)
     config = uvicorn.Config(
         application,
         host=host,
@@ -95,6 +99,22 @@ def serve(
         timeout_graceful_shutdown=30,
     )
     uvicorn.Server(config).run(sockets=[listener])
+
+
+def _host_workers(application: Any, runtime: Runtime) -> None:
+    """The workers in a supervised child process (cli/supervise.py), started and stopped with
+    the API; without cross-process notifications (SQLite) the API forwards its wake-ups."""
+    from functools import partial
+
+    from pressroom.cli.supervise import WorkerProcess, with_worker_process
+    from pressroom.workers.loops import default_loops
+
+    workers = WorkerProcess()
+    if runtime.engine.dialect.name != "postgresql":
+        for channel in sorted({loop.channel for loop in default_loops() if loop.channel}):
+            runtime.notifier.subscribe(channel, partial(workers.wake, channel))
+    router = application.router
+    router.lifespan_context = with_worker_process(router.lifespan_context, workers)
 
 
 def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
@@ -122,7 +142,18 @@ def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
 
 
 @app.command()
-def worker(as_json: JsonFlag = False) -> None:
+def worker(
+    as_json: JsonFlag = False,
+    supervised: Annotated[
+        bool,
+        typer.Option(
+            "--supervised",
+            hidden=True,
+            help="As serve's child: say when ready on stdout, wake loops on the channel names "
+            "read from stdin, stop at its end.",
+        ),
+    ] = False,
+) -> None:
     """Run the background workers only (any number of these may run at once)."""
     from pressroom.workers.loops import default_loops
     from pressroom.workers.runner import WorkerRunner
@@ -131,7 +162,32 @@ def worker(as_json: JsonFlag = False) -> None:
     configure_logging(settings.log_level)
 
     async def run(runtime: Runtime) -> None:
-        await WorkerRunner(runtime, default_loops()).run_until_signalled()
+        runner = WorkerRunner(runtime, default_loops())
+        if not supervised:
+            await runner.run_until_signalled()
+            return
+        reading = asyncio.create_task(_wakes_from_stdin(runtime))
+        reading.add_done_callback(lambda _: runner.request_stop())
+        try:
+            await runner.run_until_signalled(on_started=_say_ready)
+        finally:
+            reading.cancel()
 
     asyncio.run(_with_runtime(settings, run))
     _emit(as_json, {"stopped": True}, "workers stopped")
+
+
+def _say_ready() -> None:
+    """Tell `serve` (reading stdout) that the loops run."""
+    sys.stdout.write(f"{READY_LINE}\n")
+    sys.stdout.flush()
+
+
+async def _wakes_from_stdin(runtime: Runtime) -> None:
+    """Wake this process's loops on each channel name `serve` writes; return at end of input
+    (`serve` is gone)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        runtime.notifier.wake(line.decode(errors="replace").strip())

@@ -151,7 +151,7 @@ class PressroomRoute(APIRoute):
                 if json_body:
                     inputs.check_body_characters(await request.body())
                 # The transaction opens only if the operation touches the database.
-                unit = LazyUnitOfWork(runtime)
+                unit = LazyUnitOfWork(runtime, read_only=not mutating)
                 state.unit = unit
                 try:
                     response = await original(request)
@@ -290,15 +290,19 @@ def api_routes(routes: list[Any]) -> list[PressroomRoute]:
 
 
 class LazyUnitOfWork:
-    """The request's transaction, begun on first use and committed by the route layer."""
+    """The request's transaction, begun on first use and committed by the route layer. A
+    request without a write method reads through `Runtime.read_sessions` (on SQLite: beside
+    the writer, never waiting for it)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, *, read_only: bool = False) -> None:
         self._runtime = runtime
+        self._read_only = read_only
         self._session: AsyncSession | None = None
 
     async def session(self) -> AsyncSession:
         if self._session is None:
-            self._session = self._runtime.sessions()
+            sessions = self._runtime.read_sessions if self._read_only else self._runtime.sessions
+            self._session = sessions()
             await self._session.begin()
         return self._session
 
