@@ -6,11 +6,9 @@ for CI; bench/bench_load.py runs 60)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests import servers
@@ -22,21 +20,9 @@ SECONDS = float(os.environ.get("PRESSROOM_LOAD_SECONDS", "10"))
 
 
 def test_mixed_load_on_embedded_sqlite_fails_no_request(tmp_path: Path) -> None:
-    port = servers.free_port()
-    env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "data")}
-    env.pop("PRESSROOM_DATABASE_URL", None)  # the embedded SQLite default
-    process = servers.start(
-        "serve", ["serve", "--demo", "--json", "--port", str(port)], env, tmp_path / "logs"
-    )
-    base = f"http://127.0.0.1:{port}"
+    process, base, key = servers.start_serve_demo(tmp_path)
     try:
-        servers.wait_until("the API", servers.healthy(base), [process])
-        servers.wait_until("the workers", lambda: "workers started" in process.output(), [process])
-        key = json.loads(process.printed().splitlines()[0])["key"]
-        listed = httpx.get(
-            f"{base}/api/v1/channels", headers={"Authorization": f"Bearer {key}"}, timeout=30
-        ).json()
-        channels = [c["id"] for c in listed["items"] if c["provider"] == "sandbox"]
+        channels = servers.sandbox_channels(base, key)
         result = asyncio.run(run_load(base, key, channels, connections=32, seconds=SECONDS))
     finally:
         process.stop()

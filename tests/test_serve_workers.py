@@ -5,7 +5,6 @@ published well before the publisher's 1 s poll would find it)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -43,26 +42,13 @@ def alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def start_serve(tmp_path: Path) -> tuple[servers.PressroomProcess, str]:
-    port = servers.free_port()
-    env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "data")}
-    env.pop("PRESSROOM_DATABASE_URL", None)  # the embedded SQLite default
-    process = servers.start(
-        "serve", ["serve", "--demo", "--json", "--port", str(port)], env, tmp_path / "logs"
-    )
-    base = f"http://127.0.0.1:{port}"
-    servers.wait_until("the API", servers.healthy(base), [process])
-    servers.wait_until("the workers", lambda: "workers started" in process.output(), [process])
-    return process, base
-
-
 def the_worker(process: servers.PressroomProcess) -> int:
     (child,) = children_of(process.popen.pid)
     return child
 
 
 def test_a_killed_worker_process_is_restarted_and_stopped_with_serve(tmp_path: Path) -> None:
-    process, base = start_serve(tmp_path)
+    process, base, key = servers.start_serve_demo(tmp_path)
     try:
         first = the_worker(process)
         os.kill(first, signal.SIGKILL)
@@ -74,10 +60,8 @@ def test_a_killed_worker_process_is_restarted_and_stopped_with_serve(tmp_path: P
         second = the_worker(process)
         assert second != first
         assert "worker process exited; restarting" in process.output()
-        key = json.loads(process.printed().splitlines()[0])["key"]
         headers = {"Authorization": f"Bearer {key}"}
-        channels = httpx.get(f"{base}/api/v1/channels", headers=headers, timeout=10).json()
-        sandbox = next(c["id"] for c in channels["items"] if c["provider"] == "sandbox")
+        sandbox = servers.sandbox_channels(base, key)[0]
         created = httpx.post(
             f"{base}/api/v1/posts",
             json={"text": "Now", "publishNow": True, "targets": [{"channelId": sandbox}]},
@@ -101,7 +85,7 @@ def test_a_killed_worker_process_is_restarted_and_stopped_with_serve(tmp_path: P
 
 
 def test_the_worker_process_dies_with_a_killed_serve(tmp_path: Path) -> None:
-    process, _ = start_serve(tmp_path)
+    process, _, _ = servers.start_serve_demo(tmp_path)
     worker = the_worker(process)
     process.stop(signal.SIGKILL)
     deadline = time.monotonic() + 30

@@ -108,11 +108,19 @@ class Runtime:
 
     @property
     def read_sessions(self) -> async_sessionmaker[AsyncSession]:
-        """Sessions for a unit of work that only reads (a request without a write method)."""
-        if self.read_engine is None or self.read_engine is self.engine:
-            return self.sessions
+        """Sessions for a unit of work that only reads (a request without a write method).
+
+        SQLite: a read transaction on the read engine (one snapshot, never waiting for the
+        writer). PostgreSQL: autocommit, with no BEGIN and COMMIT round trips: at its READ
+        COMMITTED level every statement sees the latest commits whether or not it runs in a
+        transaction, so a read-only request loses nothing."""
         if self._read_sessions is None:
-            self._read_sessions = make_sessionmaker(self.read_engine)
+            if self.engine.dialect.name == "postgresql":
+                self._read_sessions = make_sessionmaker(self.reader)
+            elif self.read_engine is None or self.read_engine is self.engine:
+                self._read_sessions = self.sessions
+            else:
+                self._read_sessions = make_sessionmaker(self.read_engine)
         return self._read_sessions
 
     @property
