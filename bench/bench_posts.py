@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     ROOT,
     SERVER_KEY,
+    bench_runtime,
     free_port,
     fresh_database,
     load,
@@ -45,21 +46,13 @@ async def make_tenant_with_channels(database_url: str, data_dir: Path) -> tuple[
     from tests.channels.factories import connect_channel
     from tests.factories import make_tenant
 
-    from pressroom.config import Settings
-    from pressroom.runtime import Runtime
-
-    runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
-    )
-    try:
+    async with bench_runtime(database_url, data_dir) as runtime:
         tenant = await make_tenant(runtime, name="Bench")
         channels = [
             str(await connect_channel(runtime, tenant.organization_id, name=f"Sandbox {n}"))
             for n in range(2)
         ]
         return tenant.key, channels
-    finally:
-        await runtime.close()
 
 
 def create_body(channels: list[str]) -> dict[str, object]:

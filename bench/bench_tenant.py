@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     ROOT,
     SERVER_KEY,
+    bench_runtime,
     free_port,
     fresh_database,
     load,
@@ -35,16 +36,8 @@ from common import (
 async def make_key(database_url: str, data_dir: Path) -> str:
     from tests.factories import make_tenant
 
-    from pressroom.config import Settings
-    from pressroom.runtime import Runtime
-
-    runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
-    )
-    try:
+    async with bench_runtime(database_url, data_dir) as runtime:
         return (await make_tenant(runtime, name="Bench")).key
-    finally:
-        await runtime.close()
 
 
 def measure(kind: str, args: argparse.Namespace) -> dict[str, object]:

@@ -10,9 +10,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -75,6 +76,21 @@ def fresh_database(kind: str) -> Iterator[str]:
         yield url
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@asynccontextmanager
+async def bench_runtime(database_url: str, data_dir: Path) -> AsyncIterator[Any]:
+    """A runtime on the benchmark's database (to set it up), closed afterwards."""
+    from pressroom.config import Settings
+    from pressroom.runtime import Runtime
+
+    runtime = Runtime.build(
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
+    )
+    try:
+        yield runtime
+    finally:
+        await runtime.close()
 
 
 def tls_files(work: Path, host: str) -> tuple[Path, Path, Path]:
