@@ -167,14 +167,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_serve_demo(tmp_path: Path) -> tuple[PressroomProcess, str, str]:
+def start_serve_demo(
+    tmp_path: Path, settings: Mapping[str, str] | None = None
+) -> tuple[PressroomProcess, str, str]:
     """`pressroom serve --demo --json` with its workers on the embedded SQLite default in
-    tmp_path, up and with its workers running: (process, base URL, the demo owner's key)."""
+    tmp_path (and `settings`, PRESSROOM_* variables), up and with its workers running:
+    (process, base URL, the demo owner's key)."""
     import json
     import os
 
     port = free_port()
-    env = {**os.environ, "PRESSROOM_DATA_DIR": str(tmp_path / "data")}
+    env = {**os.environ, **(settings or {}), "PRESSROOM_DATA_DIR": str(tmp_path / "data")}
     env.pop("PRESSROOM_DATABASE_URL", None)
     process = start(
         "serve", ["serve", "--demo", "--json", "--port", str(port)], env, tmp_path / "logs"

@@ -157,23 +157,7 @@ class PressroomRoute(APIRoute):
                     response = await original(request)
                     if getattr(state, "idempotent_replay", False):
                         return response
-                    claimed = state.idempotency_claim
-                    if claimed is not None:
-                        await idempotency.store(
-                            await unit.session(),
-                            runtime.box,
-                            claimed,
-                            response,
-                            secret=bool(getattr(state, "secret_response", False)),
-                        )
-                    if mutating:
-                        # Last before the commit: the entry locks the organization's audit
-                        # chain (on PostgreSQL), which every write of the organization waits
-                        # for; the shorter it is held, the more writes go through.
-                        await _append_audit(
-                            await unit.session(), request, operation_id, response.status_code
-                        )
-                    await unit.commit()
+                    await _settle(unit, request, operation_id, response, mutating)
                 finally:
                     await unit.close()
                 return response
@@ -190,6 +174,28 @@ class PressroomRoute(APIRoute):
                 return response
 
         return handler
+
+
+async def _settle(
+    unit: LazyUnitOfWork, request: Request, operation_id: str, response: Response, mutating: bool
+) -> None:
+    """Store the idempotent response, append the audit entry, commit."""
+    state = request.state
+    claimed = state.idempotency_claim
+    if claimed is not None:
+        await idempotency.store(
+            await unit.session(),
+            request.app.state.runtime.box,
+            claimed,
+            response,
+            secret=bool(getattr(state, "secret_response", False)),
+        )
+    if mutating:
+        # Last before the commit: the entry locks the organization's audit chain (on
+        # PostgreSQL), which every write of the organization waits for; the shorter it is
+        # held, the more writes go through.
+        await _append_audit(await unit.session(), request, operation_id, response.status_code)
+    await unit.commit()
 
 
 async def claim_idempotency(
