@@ -24,6 +24,7 @@ from common import (
     ROOT,
     SERVER_KEY,
     bench_runtime,
+    closed_loop_arguments,
     free_port,
     fresh_database,
     load,
@@ -87,15 +88,7 @@ def measure(kind: str, args: argparse.Namespace) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--database", choices=["postgres", "sqlite", "both"], default="both")
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    (ROOT / "bench" / "results").mkdir(exist_ok=True)
-    sys.path.insert(0, str(ROOT))
-    kinds = ["postgres", "sqlite"] if args.database == "both" else [args.database]
+    args, kinds = closed_loop_arguments(seconds=15.0)
     summary = {
         "machine": f"{platform.machine()}, {platform.python_version()}",
         "connections": args.connections,

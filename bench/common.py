@@ -220,3 +220,19 @@ def median_figures(runs: list[dict[str, object]]) -> dict[str, object]:
     )
     figures["failed"] = sum(int(run.get("failed", 0)) for run in runs)  # type: ignore[call-overload]
     return figures
+
+
+def closed_loop_arguments(seconds: float) -> tuple[Any, list[str]]:
+    """The arguments of the closed-loop benchmarks (--database, --seconds, --connections,
+    --rounds) parsed, and the databases to run on; bench/results made."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--database", choices=["postgres", "sqlite", "both"], default="both")
+    parser.add_argument("--seconds", type=float, default=seconds)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    (ROOT / "bench" / "results").mkdir(exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    return args, ["postgres", "sqlite"] if args.database == "both" else [args.database]
