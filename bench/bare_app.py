@@ -1,4 +1,5 @@
-"""The framework ceiling: a bare Starlette JSON endpoint, nothing else."""
+"""The framework ceiling: a bare Starlette JSON endpoint, nothing else (and, for write paths,
+one that parses a JSON body and answers it)."""
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -10,4 +11,8 @@ async def hello(_request: Request) -> JSONResponse:
     return JSONResponse({"id": "00000000-0000-7000-8000-000000000000", "name": "ceiling"})
 
 
-app = Starlette(routes=[Route("/json", hello)])
+async def echo(request: Request) -> JSONResponse:
+    return JSONResponse(await request.json(), status_code=201)
+
+
+app = Starlette(routes=[Route("/json", hello), Route("/echo", echo, methods=["POST"])])

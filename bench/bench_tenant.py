@@ -1,11 +1,12 @@
 """Authenticated, rate-limited read vs. the bare framework ceiling (issue: foundation).
 
-Starts Pressroom on a fresh PostgreSQL database and a bare Starlette JSON endpoint with the
-same uvicorn settings (one process each, uvloop + httptools), then drives each with 32
-keep-alive connections for the same time, one after the other, and reports requests per
-second and p50/p99 latency of both and their ratio.
+Starts Pressroom on a fresh database (PostgreSQL, SQLite or each in turn) and a bare Starlette
+JSON endpoint with the same uvicorn settings (one process each, uvloop + httptools), then
+drives each with 32 keep-alive connections for the same time, in interleaved rounds, and
+reports requests per second and p50/p99 latency of both (medians over the rounds) and their
+ratio.
 
-    uv run python bench/bench_tenant.py [--seconds 15] [--connections 32]
+    uv run python bench/bench_tenant.py [--database both] [--seconds 15] [--connections 32]
 """
 
 from __future__ import annotations
@@ -14,55 +15,35 @@ import argparse
 import asyncio
 import json
 import platform
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, load, server
+from common import (
+    ROOT,
+    SERVER_KEY,
+    bench_runtime,
+    closed_loop_arguments,
+    free_port,
+    fresh_database,
+    load,
+    load_average,
+    median_figures,
+    server,
+)
 
 
 async def make_key(database_url: str, data_dir: Path) -> str:
     from tests.factories import make_tenant
 
-    from pressroom.config import Settings
-    from pressroom.runtime import Runtime
-
-    runtime = Runtime.build(
-        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
-    )
-    try:
+    async with bench_runtime(database_url, data_dir) as runtime:
         return (await make_tenant(runtime, name="Bench")).key
-    finally:
-        await runtime.close()
 
 
-def median_figures(runs: list[dict[str, object]]) -> dict[str, object]:
-    """The median of each figure over the rounds, and every round's requests per second."""
-    figures: dict[str, object] = {}
-    for field in ("rps", "p50_ms", "p99_ms"):
-        figures[field] = statistics.median(float(run[field]) for run in runs)  # type: ignore[arg-type]
-    figures["rounds_rps"] = [run["rps"] for run in runs]
-    figures["non_2xx"] = sum(
-        n
-        for run in runs
-        for status, n in run["statuses"].items()
-        if not status.startswith("2")  # type: ignore[attr-defined]
-    )
-    return figures
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    (ROOT / "bench" / "results").mkdir(exist_ok=True)
-    sys.path.insert(0, str(ROOT))
-    data_dir = ROOT / "bench" / "results" / "tenant-data"
-    with fresh_postgres_database() as database_url:
+def measure(kind: str, args: argparse.Namespace) -> dict[str, object]:
+    data_dir = ROOT / "bench" / "results" / f"tenant-data-{kind}"
+    with fresh_database(kind) as database_url:
         key = asyncio.run(make_key(database_url, data_dir))
         env = {
             "PRESSROOM_DATABASE_URL": database_url,
@@ -78,6 +59,7 @@ def main() -> None:
             "ceiling": (f"http://127.0.0.1:{ceiling_port}/json", []),
             "getTenant": (f"http://127.0.0.1:{tenant_port}/api/v1/tenant", auth),
         }
+        load_before = load_average()
         with (
             server(["bench.bare_app:app"], ceiling_port, {}, "/json"),
             server(["--factory", "pressroom.app:create_app"], tenant_port, env, "/healthz"),
@@ -95,25 +77,36 @@ def main() -> None:
         results = {name: median_figures(runs) for name, runs in rounds.items()}
     ceiling, tenant = results["ceiling"], results["getTenant"]
     ratio = float(tenant["rps"]) / float(ceiling["rps"])  # type: ignore[arg-type]
-    summary = {
-        "machine": f"{platform.machine()}, {platform.python_version()}",
-        "connections": args.connections,
-        "seconds": args.seconds,
-        "rounds": args.rounds,
+    return {
+        "database": kind,
+        "load_average": [round(load_before, 2), round(load_average(), 2)],
         "ceiling": ceiling,
         "getTenant": tenant,
         "ratio": round(ratio, 3),
         "targets": {"ratio >= 0.25": ratio >= 0.25, "p99 < 25 ms": float(tenant["p99_ms"]) < 25},  # type: ignore[arg-type]
     }
+
+
+def main() -> None:
+    args, kinds = closed_loop_arguments(seconds=15.0)
+    summary = {
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "connections": args.connections,
+        "seconds": args.seconds,
+        "rounds": args.rounds,
+        "runs": [measure(kind, args) for kind in kinds],
+    }
     (ROOT / "bench" / "results" / "tenant.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))
-    print(
-        f"\nbare Starlette: {ceiling['rps']} req/s, p50 {ceiling['p50_ms']} ms, "
-        f"p99 {ceiling['p99_ms']} ms\n"
-        f"GET /api/v1/tenant: {tenant['rps']} req/s, p50 {tenant['p50_ms']} ms, "
-        f"p99 {tenant['p99_ms']} ms\n"
-        f"ratio: {ratio:.1%} of the ceiling"
-    )
+    for run in summary["runs"]:  # type: ignore[attr-defined]
+        ceiling, tenant = run["ceiling"], run["getTenant"]
+        print(
+            f"\n[{run['database']}] bare Starlette: {ceiling['rps']} req/s, "
+            f"p99 {ceiling['p99_ms']} ms; GET /api/v1/tenant: {tenant['rps']} req/s, "
+            f"p50 {tenant['p50_ms']} ms, p99 {tenant['p99_ms']} ms, "
+            f"failed {tenant['failed']}, non-2xx {tenant['non_2xx']}; "
+            f"ratio {run['ratio']:.1%} of the ceiling"
+        )
 
 
 if __name__ == "__main__":

@@ -34,12 +34,11 @@ import time
 from pathlib import Path
 
 import httpx
-import trustme
 from sqlalchemy import func, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, pin
+from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, pin, tls_files
 
 SECRET_KEY = SERVER_KEY
 HOST = "bench.example.com"
@@ -329,12 +328,7 @@ async def measure(
     from pressroom.runtime import Runtime
     from pressroom.webhooks.worker import IN_FLIGHT_PER_ENDPOINT
 
-    ca = trustme.CA()
-    issued = ca.issue_cert(HOST, "127.0.0.1")
-    ca_file, cert_file, key_file = work / "ca.pem", work / "cert.pem", work / "key.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    issued.cert_chain_pems[0].write_to_path(str(cert_file))
-    issued.private_key_pem.write_to_path(str(key_file))
+    ca_file, cert_file, key_file = tls_files(work, HOST)
     port = free_port()
     resolve = f"{HOST}=127.0.0.1:{port}"
     receiver = start_receiver(port, cert_file, key_file, results_dir / "webhook-receiver.log")

@@ -10,9 +10,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -57,6 +58,64 @@ def fresh_postgres_database() -> Iterator[str]:
         asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+@contextmanager
+def fresh_database(kind: str) -> Iterator[str]:
+    """A new, migrated database: `postgres` on the PostgreSQL server, or `sqlite` in a file
+    under bench/results (the embedded default), removed afterwards."""
+    if kind == "postgres":
+        with fresh_postgres_database() as url:
+            yield url
+        return
+    from pressroom.db import migrate
+
+    folder = ROOT / "bench" / "results" / f"sqlite-{secrets.token_hex(4)}"
+    folder.mkdir(parents=True)
+    url = f"sqlite:///{folder / 'pressroom.db'}"
+    try:
+        migrate(url)
+        yield url
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@asynccontextmanager
+async def bench_runtime(database_url: str, data_dir: Path) -> AsyncIterator[Any]:
+    """A runtime on the benchmark's database (to set it up), closed afterwards."""
+    from pressroom.config import Settings
+    from pressroom.runtime import Runtime
+
+    runtime = Runtime.build(
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
+    )
+    try:
+        yield runtime
+    finally:
+        await runtime.close()
+
+
+def tls_files(work: Path, host: str) -> tuple[Path, Path, Path]:
+    """A test CA and a certificate for `host` and 127.0.0.1 under `work`: (CA, cert, key)."""
+    import trustme
+
+    ca = trustme.CA()
+    issued = ca.issue_cert(host, "127.0.0.1")
+    ca_file, cert_file, key_file = work / "ca.pem", work / "cert.pem", work / "key.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    issued.cert_chain_pems[0].write_to_path(str(cert_file))
+    issued.private_key_pem.write_to_path(str(key_file))
+    return ca_file, cert_file, key_file
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
 def pin(cpu: int) -> list[str]:
     """Run on one CPU (server on 0, load generator on 1), so the two never share a core."""
     if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
@@ -97,7 +156,7 @@ def server(
     log = open(ROOT / "bench" / "results" / f"server-{port}.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(command, env={**os.environ, **env}, stdout=log, stderr=log, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             try:
                 httpx.get(f"http://127.0.0.1:{port}{ready_path}", timeout=1)
@@ -113,7 +172,15 @@ def server(
         log.close()
 
 
-def load(url: str, *, connections: int, seconds: float, headers: list[str]) -> dict[str, object]:
+def load(
+    url: str,
+    *,
+    connections: int,
+    seconds: float,
+    headers: list[str],
+    method: str = "GET",
+    body_file: Path | None = None,
+) -> dict[str, object]:
     import json
 
     args = [
@@ -129,5 +196,43 @@ def load(url: str, *, connections: int, seconds: float, headers: list[str]) -> d
     ]
     for header in headers:
         args += ["--header", header]
+    args += ["--method", method]
+    if body_file is not None:
+        args += ["--body-file", str(body_file)]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     return json.loads(out)  # type: ignore[no-any-return]
+
+
+def median_figures(runs: list[dict[str, object]]) -> dict[str, object]:
+    """The median of each figure over the rounds, every round's requests per second, and the
+    answers that were not 2xx and the requests that failed, over all rounds."""
+    import statistics
+
+    figures: dict[str, object] = {}
+    for field in ("rps", "p50_ms", "p99_ms"):
+        figures[field] = statistics.median(float(run[field]) for run in runs)  # type: ignore[arg-type]
+    figures["rounds_rps"] = [run["rps"] for run in runs]
+    figures["non_2xx"] = sum(
+        n
+        for run in runs
+        for status, n in run["statuses"].items()  # type: ignore[attr-defined]
+        if not str(status).startswith("2")
+    )
+    figures["failed"] = sum(int(run.get("failed", 0)) for run in runs)  # type: ignore[call-overload]
+    return figures
+
+
+def closed_loop_arguments(seconds: float) -> tuple[Any, list[str]]:
+    """The arguments of the closed-loop benchmarks (--database, --seconds, --connections,
+    --rounds) parsed, and the databases to run on; bench/results made."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--database", choices=["postgres", "sqlite", "both"], default="both")
+    parser.add_argument("--seconds", type=float, default=seconds)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    (ROOT / "bench" / "results").mkdir(exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    return args, ["postgres", "sqlite"] if args.database == "both" else [args.database]

@@ -165,3 +165,32 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def start_serve_demo(
+    tmp_path: Path, settings: Mapping[str, str] | None = None
+) -> tuple[PressroomProcess, str, str]:
+    """`pressroom serve --demo --json` with its workers on the embedded SQLite default in
+    tmp_path (and `settings`, PRESSROOM_* variables), up and with its workers running:
+    (process, base URL, the demo owner's key)."""
+    import json
+    import os
+
+    port = free_port()
+    env = {**os.environ, **(settings or {}), "PRESSROOM_DATA_DIR": str(tmp_path / "data")}
+    env.pop("PRESSROOM_DATABASE_URL", None)
+    process = start(
+        "serve", ["serve", "--demo", "--json", "--port", str(port)], env, tmp_path / "logs"
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until("the API", healthy(base), [process])
+    wait_until("the workers", lambda: "workers started" in process.output(), [process])
+    return process, base, json.loads(process.printed().splitlines()[0])["key"]
+
+
+def sandbox_channels(base: str, key: str) -> list[str]:
+    """The ids of the sandbox channels the key's organization has connected."""
+    listed = httpx.get(
+        f"{base}/api/v1/channels", headers={"Authorization": f"Bearer {key}"}, timeout=30
+    ).json()
+    return [channel["id"] for channel in listed["items"] if channel["provider"] == "sandbox"]

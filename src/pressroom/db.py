@@ -89,13 +89,25 @@ def async_url(url: str) -> str:
 
 
 def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
-    """An engine whose errors never show statement parameters (`hide_parameters`)."""
+    """An engine whose errors never show statement parameters (`hide_parameters`).
+
+    On SQLite this is the one writer: a single connection, so writers queue in order in the
+    pool (a fair queue) instead of polling for the file's lock in SQLite's busy handler, where
+    an unlucky request could wait for seconds; reads go to `create_read_engine`."""
     driver_url = async_url(url)
     if driver_url.startswith("sqlite"):
         path = driver_url.split(":///", 1)[1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(driver_url, connect_args={"timeout": 30}, hide_parameters=True)
+        engine = create_async_engine(
+            driver_url,
+            connect_args={"timeout": 30},
+            hide_parameters=True,
+            pool_size=1,
+            max_overflow=0,
+            # As long as a write waits for the file's lock held by another process.
+            pool_timeout=30,
+        )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
@@ -113,14 +125,43 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
     )
 
 
+def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) -> AsyncEngine:
+    """The engine for requests that only read. On a SQLite file: connections of their own
+    beside the writer, read-only (`query_only`), each transaction a deferred one that sees one
+    snapshot of the database and, in WAL mode, never waits for a writer nor makes one wait.
+    Elsewhere (PostgreSQL, an in-memory database) the writer's engine itself."""
+    driver_url = async_url(url)
+    if not driver_url.startswith("sqlite") or driver_url.endswith(":memory:"):
+        return writer
+    engine = create_async_engine(
+        driver_url,
+        connect_args={"timeout": 30},
+        hide_parameters=True,
+        pool_size=pool_size,
+        max_overflow=0,
+        pool_timeout=30,
+    )
+    event.listen(engine.sync_engine, "connect", _sqlite_reader_pragmas)
+    event.listen(engine.sync_engine, "begin", _sqlite_begin_deferred)
+    return engine
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Take over transaction control from the sqlite3 module so BEGIN is ours.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _sqlite_reader_pragmas(dbapi_connection: Any, record: Any) -> None:
+    _sqlite_pragmas(dbapi_connection, record)
+    cursor = dbapi_connection.cursor()
+    # A request that only reads must not write: a write here fails loudly.
+    cursor.execute("PRAGMA query_only=ON")
     cursor.close()
 
 
@@ -132,6 +173,13 @@ def _sqlite_begin_immediate(connection: Any) -> None:
     if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
         return
     connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_deferred(connection: Any) -> None:
+    # A read transaction: its first statement fixes its snapshot; it takes no write lock.
+    if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        return
+    connection.exec_driver_sql("BEGIN")
 
 
 _S = TypeVar("_S", bound=Select[Any])

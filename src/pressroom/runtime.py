@@ -21,7 +21,7 @@ from pressroom.auth.service import (
     looks_like_key,
 )
 from pressroom.config import Settings
-from pressroom.db import create_engine, make_sessionmaker
+from pressroom.db import create_engine, create_read_engine, make_sessionmaker
 from pressroom.kit.crypto import (
     SecretBox,
     digest_api_key,
@@ -56,6 +56,9 @@ class Runtime:
     box: SecretBox
     notifier: Notifier = field(default_factory=Notifier)
     hooks: Hooks = field(default_factory=Hooks)
+    # Requests that only read (and the hot-path reads) use this engine: on a SQLite file, its
+    # own read-only connections beside the one writer; None: `engine` itself.
+    read_engine: AsyncEngine | None = None
 
     async def authenticate(self, raw_key: str) -> Principal | None:
         """The principal for an API key (the per-request lookup of every API call)."""
@@ -97,10 +100,28 @@ class Runtime:
 
     @property
     def reader(self) -> AsyncEngine:
-        """The engine in autocommit mode, for single-statement reads on the hot path."""
+        """The read engine in autocommit mode, for single-statement reads on the hot path."""
         if self._reader is None:
-            self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+            engine = self.read_engine or self.engine
+            self._reader = engine.execution_options(isolation_level="AUTOCOMMIT")
         return self._reader
+
+    @property
+    def read_sessions(self) -> async_sessionmaker[AsyncSession]:
+        """Sessions for a unit of work that only reads (a request without a write method).
+
+        SQLite: a read transaction on the read engine (one snapshot, never waiting for the
+        writer). PostgreSQL: autocommit, with no BEGIN and COMMIT round trips: at its READ
+        COMMITTED level every statement sees the latest commits whether or not it runs in a
+        transaction, so a read-only request loses nothing."""
+        if self._read_sessions is None:
+            if self.engine.dialect.name == "postgresql":
+                self._read_sessions = make_sessionmaker(self.reader)
+            elif self.read_engine is None or self.read_engine is self.engine:
+                self._read_sessions = self.sessions
+            else:
+                self._read_sessions = make_sessionmaker(self.read_engine)
+        return self._read_sessions
 
     @property
     def provider_http(self) -> httpx.AsyncClient:
@@ -113,18 +134,19 @@ class Runtime:
         return self._provider_http
 
     _reader: AsyncEngine | None = None
+    _read_sessions: async_sessionmaker[AsyncSession] | None = None
     _key_lookup: PostgresKeyLookup | None = None
     _provider_http: httpx.AsyncClient | None = None
     _principals: PrincipalCache = field(default_factory=PrincipalCache)
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
-        engine = create_engine(
-            settings.effective_database_url, pool_size=settings.database_pool_size
-        )
+        url, pool_size = settings.effective_database_url, settings.database_pool_size
+        engine = create_engine(url, pool_size=pool_size)
         return cls(
             settings=settings,
             engine=engine,
+            read_engine=create_read_engine(url, engine, pool_size=pool_size),
             sessions=make_sessionmaker(engine),
             limiter=RateLimiter.from_url(settings.redis_url),
             box=SecretBox(
@@ -141,3 +163,5 @@ class Runtime:
             await self._key_lookup.close()
         await self.notifier.close()
         await self.engine.dispose()
+        if self.read_engine is not None and self.read_engine is not self.engine:
+            await self.read_engine.dispose()

@@ -21,6 +21,7 @@ from pressroom.cli import (
     _with_runtime,
     app,
 )
+from pressroom.cli.supervise import READY_LINE
 from pressroom.db import migrate, unit_of_work
 from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
@@ -78,7 +79,7 @@ def serve(
     ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Run the API (and, unless --no-workers, the background workers in this process)."""
+    """Run the API (and, unless --no-workers, the background workers in a child process)."""
     import uvicorn
 
     from pressroom.app import create_app
@@ -93,7 +94,10 @@ def serve(
     created = asyncio.run(_with_runtime(settings, create_demo if demo else _nothing))
     if demo:
         _emit_demo(as_json, created, f"http://{host}:{port}")
-    application = create_app(settings, runtime=_runtime(settings), run_workers=not no_workers)
+    runtime = _runtime(settings)
+    application = create_app(settings, runtime=runtime)
+    if not no_workers:
+        _host_workers(application, runtime)
     config = uvicorn.Config(
         application,
         host=host,
@@ -104,6 +108,22 @@ def serve(
         timeout_graceful_shutdown=30,
     )
     uvicorn.Server(config).run(sockets=[listener])
+
+
+def _host_workers(application: Any, runtime: Runtime) -> None:
+    """The workers in a supervised child process (cli/supervise.py), started and stopped with
+    the API; without cross-process notifications (SQLite) the API forwards its wake-ups."""
+    from functools import partial
+
+    from pressroom.cli.supervise import WorkerProcess, with_worker_process
+    from pressroom.workers.loops import default_loops
+
+    workers = WorkerProcess()
+    if runtime.engine.dialect.name != "postgresql":
+        for channel in sorted({loop.channel for loop in default_loops() if loop.channel}):
+            runtime.notifier.subscribe(channel, partial(workers.wake, channel))
+    router = application.router
+    router.lifespan_context = with_worker_process(router.lifespan_context, workers)
 
 
 def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
@@ -136,11 +156,20 @@ def _emit_demo(as_json: bool, created: dict[str, Any], base: str) -> None:
 
 
 @app.command()
-def worker(as_json: JsonFlag = False) -> None:
+def worker(
+    as_json: JsonFlag = False,
+    supervised: Annotated[
+        bool,
+        typer.Option(
+            "--supervised",
+            hidden=True,
+            help="As serve's child: say when ready on stdout, wake loops on the channel names "
+            "read from stdin, stop at its end.",
+        ),
+    ] = False,
+) -> None:
     """Run the background workers only (any number of these may run at once); with
     PRESSROOM_METRICS=true, /metrics on PRESSROOM_METRICS_HOST:PRESSROOM_METRICS_PORT."""
-    from pressroom.workers.loops import default_loops
-    from pressroom.workers.runner import WorkerRunner
 
     settings = _settings()
     configure_logging(settings.log_level)
@@ -149,7 +178,7 @@ def worker(as_json: JsonFlag = False) -> None:
     async def run(runtime: Runtime) -> None:
         metrics = _serve_worker_metrics(runtime, listener) if listener else None
         try:
-            await WorkerRunner(runtime, default_loops()).run_until_signalled()
+            await _run_workers(runtime, supervised)
         finally:
             if metrics is not None:
                 await metrics.stop()
@@ -191,3 +220,36 @@ def _serve_worker_metrics(runtime: Runtime, listener: socket.socket) -> _Metrics
 def _address(listener: socket.socket) -> str:
     host, port = listener.getsockname()[:2]
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def _run_workers(runtime: Runtime, supervised: bool) -> None:
+    """Every worker loop until a signal; as `serve`'s child, also until `serve` is gone."""
+    from pressroom.workers.loops import default_loops
+    from pressroom.workers.runner import WorkerRunner
+
+    runner = WorkerRunner(runtime, default_loops())
+    if not supervised:
+        await runner.run_until_signalled()
+        return
+    reading = asyncio.create_task(_wakes_from_stdin(runtime))
+    reading.add_done_callback(lambda _: runner.request_stop())
+    try:
+        await runner.run_until_signalled(on_started=_say_ready)
+    finally:
+        reading.cancel()
+
+
+def _say_ready() -> None:
+    """Tell `serve` (reading stdout) that the loops run."""
+    sys.stdout.write(f"{READY_LINE}\n")
+    sys.stdout.flush()
+
+
+async def _wakes_from_stdin(runtime: Runtime) -> None:
+    """Wake this process's loops on each channel name `serve` writes; return at end of input
+    (`serve` is gone)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        runtime.notifier.wake(line.decode(errors="replace").strip())

@@ -155,27 +155,13 @@ class PressroomRoute(APIRoute):
                 if json_body:
                     inputs.check_body_characters(await request.body())
                 # The transaction opens only if the operation touches the database.
-                unit = LazyUnitOfWork(runtime)
+                unit = LazyUnitOfWork(runtime, read_only=not mutating)
                 state.unit = unit
                 try:
                     response = await original(request)
                     if getattr(state, "idempotent_replay", False):
                         return response
-                    if mutating:
-                        await _append_audit(
-                            await unit.session(), request, operation_id, response.status_code
-                        )
-                    claimed = state.idempotency_claim
-                    if claimed is not None:
-                        await idempotency.store(
-                            await unit.session(),
-                            runtime.box,
-                            claimed,
-                            response,
-                            secret=bool(getattr(state, "secret_response", False)),
-                        )
-                    if not read_only:
-                        await unit.commit()
+                    await _settle(unit, request, operation_id, response, mutating)
                 finally:
                     await unit.close()
                 return response
@@ -192,6 +178,28 @@ class PressroomRoute(APIRoute):
                 return response
 
         return handler
+
+
+async def _settle(
+    unit: LazyUnitOfWork, request: Request, operation_id: str, response: Response, mutating: bool
+) -> None:
+    """Store the idempotent response, append the audit entry, commit."""
+    state = request.state
+    claimed = state.idempotency_claim
+    if claimed is not None:
+        await idempotency.store(
+            await unit.session(),
+            request.app.state.runtime.box,
+            claimed,
+            response,
+            secret=bool(getattr(state, "secret_response", False)),
+        )
+    if mutating:
+        # Last before the commit: the entry locks the organization's audit chain (on
+        # PostgreSQL), which every write of the organization waits for; the shorter it is
+        # held, the more writes go through.
+        await _append_audit(await unit.session(), request, operation_id, response.status_code)
+    await unit.commit()
 
 
 async def claim_idempotency(
@@ -295,15 +303,19 @@ def api_routes(routes: list[Any]) -> list[PressroomRoute]:
 
 
 class LazyUnitOfWork:
-    """The request's transaction, begun on first use and committed by the route layer."""
+    """The request's transaction, begun on first use and committed by the route layer. A
+    request without a write method reads through `Runtime.read_sessions` (on SQLite: beside
+    the writer, never waiting for it)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, *, read_only: bool = False) -> None:
         self._runtime = runtime
+        self._read_only = read_only
         self._session: AsyncSession | None = None
 
     async def session(self) -> AsyncSession:
         if self._session is None:
-            self._session = self._runtime.sessions()
+            sessions = self._runtime.read_sessions if self._read_only else self._runtime.sessions
+            self._session = sessions()
             await self._session.begin()
         return self._session
 
@@ -323,15 +335,16 @@ async def _session(request: Request) -> AsyncSession:
     return await unit.session()
 
 
-def _unit(request: Request) -> LazyUnitOfWork:
+# Dependencies are coroutines: FastAPI would run a plain function in the thread pool.
+async def _unit(request: Request) -> LazyUnitOfWork:
     return request.state.unit  # type: ignore[no-any-return]
 
 
-def _audit_note(request: Request) -> AuditNote:
+async def _audit_note(request: Request) -> AuditNote:
     return request.state.audit  # type: ignore[no-any-return]
 
 
-def _runtime(request: Request) -> Runtime:
+async def _runtime(request: Request) -> Runtime:
     return request.app.state.runtime  # type: ignore[no-any-return]
 
 

@@ -32,7 +32,9 @@ class PageParams:
     cursor: str | None
 
 
-def _page_params(
+# A coroutine, like every dependency: FastAPI runs a plain function in the thread pool, and
+# that hop cost more CPU than the rest of a request's parameters together.
+async def _page_params(
     page_size: Annotated[
         int,
         Query(

@@ -47,6 +47,7 @@ class WorkerRunner:
         self._stopping = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._waiters: list[tuple[str, asyncio.Event]] = []
+        self._signalled = asyncio.Event()
 
     async def start(self) -> None:
         for loop in self.loops:
@@ -100,13 +101,19 @@ class WorkerRunner:
         self._tasks.clear()
         log.info("workers stopped", extra={"cancelled": len(pending)})
 
-    async def run_until_signalled(self) -> None:
-        """For `pressroom worker`: run until SIGTERM or SIGINT, then stop gracefully."""
-        signalled = asyncio.Event()
+    def request_stop(self) -> None:
+        """Stop `run_until_signalled` as SIGTERM would (its owner went away)."""
+        self._signalled.set()
+
+    async def run_until_signalled(self, on_started: Callable[[], object] | None = None) -> None:
+        """For `pressroom worker`: run until SIGTERM or SIGINT, then stop gracefully;
+        `on_started` is called once every loop runs."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, signalled.set)
+            loop.add_signal_handler(sig, self._signalled.set)
         await self.start()
-        await signalled.wait()
+        if on_started is not None:
+            on_started()
+        await self._signalled.wait()
         log.info("shutdown signal received; finishing current work")
         await self.stop()
