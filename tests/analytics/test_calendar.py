@@ -83,13 +83,42 @@ def test_months_start_on_the_first_local_midnight():
     ]
 
 
-def test_an_end_on_a_boundary_adds_no_empty_bucket():
-    # March in UTC, end given as the first instant of April: the last bucket holds it.
-    current = TimeRange(utc("2026-03-01T00:00:00Z"), utc("2026-04-01T00:00:00Z"))
+def test_an_end_on_a_day_boundary_is_a_last_bucket_of_one_instant():
+    # The example: the end instant is the first of October 2, so it starts a day.
+    current = TimeRange(utc("2025-10-01T00:00:00Z"), utc("2025-10-02T00:00:00Z"))
+    buckets = buckets_for(current, ZoneInfo("UTC"), "day")
+    assert spans(buckets) == [
+        ("2025-10-01T00:00:00Z", "2025-10-02T00:00:00Z"),
+        ("2025-10-02T00:00:00Z", "2025-10-02T00:00:00Z"),
+    ]
+    assert buckets[0].upper == utc("2025-10-02T00:00:00Z")  # the instant is not in Oct 1
+    assert buckets[1].upper > current.end  # it is in the last bucket
+
+
+def test_an_end_on_a_monday_midnight_starts_a_last_week_bucket():
+    # 2026-03-30 is a Monday; in Berlin its midnight is 2026-03-29T22:00Z (summer time).
+    current = TimeRange(utc("2026-03-16T00:00:00+01:00"), utc("2026-03-29T22:00:00Z"))
+    assert spans(buckets_for(current, BERLIN, "week")) == [
+        ("2026-03-15T23:00:00Z", "2026-03-22T23:00:00Z"),
+        ("2026-03-22T23:00:00Z", "2026-03-29T22:00:00Z"),
+        ("2026-03-29T22:00:00Z", "2026-03-29T22:00:00Z"),
+    ]
+
+
+def test_an_end_on_the_first_of_a_month_starts_a_last_month_bucket():
+    current = TimeRange(utc("2026-02-15T00:00:00Z"), utc("2026-04-01T00:00:00+02:00"))
+    assert spans(buckets_for(current, BERLIN, "month")) == [
+        ("2026-02-15T00:00:00Z", "2026-02-28T23:00:00Z"),
+        ("2026-02-28T23:00:00Z", "2026-03-31T22:00:00Z"),
+        ("2026-03-31T22:00:00Z", "2026-03-31T22:00:00Z"),
+    ]
+
+
+def test_an_end_just_before_a_boundary_adds_no_bucket():
+    current = TimeRange(utc("2026-03-01T00:00:00Z"), utc("2026-03-31T23:59:59Z"))
     buckets = buckets_for(current, ZoneInfo("UTC"), "day")
     assert len(buckets) == 31
     assert buckets[-1].end == current.end
-    assert buckets[-1].upper > current.end  # the inclusive end instant is assigned to it
 
 
 def test_a_one_instant_range_has_one_bucket():

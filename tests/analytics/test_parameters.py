@@ -183,7 +183,9 @@ async def test_a_range_of_exactly_366_days_is_accepted(client: httpx.AsyncClient
     )
     assert status == 200, body
     assert body["range"]["groupBy"] == "month"
-    assert len(body["timeseries"]) == 12
+    # Twelve months, and the inclusive end (the first instant of 2025) starts a thirteenth.
+    assert len(body["timeseries"]) == 13
+    assert body["timeseries"][-1]["start"] == body["timeseries"][-1]["end"]
 
 
 async def test_limits_of_page_size_are_inclusive(client: httpx.AsyncClient, tenant: Tenant):

@@ -650,3 +650,32 @@ async def test_another_organizations_history_is_invisible(
     body = await report(client, tenant, **MARCH, metrics="likes")
     assert body["totals"]["likes"]["value"] == 0
     assert all(rows == [] for rows in body["breakdowns"].values())
+
+
+async def test_a_post_at_an_end_on_a_day_boundary_counts_in_a_last_bucket_of_that_instant(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, channel: uuid.UUID
+):
+    # Issue 20's example: the end is inclusive and the instant starts October 2.
+    org = tenant.organization_id
+    await publish(runtime, org, [Target(channel, at("2025-10-02T00:00:00Z"), {"likes": 3})])
+    body = await report(
+        client,
+        tenant,
+        start="2025-10-01T00:00:00Z",
+        end="2025-10-02T00:00:00Z",
+        groupBy="day",
+        metrics="likes",
+    )
+    assert body["timeseries"] == [
+        {
+            "start": "2025-10-01T00:00:00.000Z",
+            "end": "2025-10-02T00:00:00.000Z",
+            "values": {"likes": 0},
+        },
+        {
+            "start": "2025-10-02T00:00:00.000Z",
+            "end": "2025-10-02T00:00:00.000Z",
+            "values": {"likes": 3},
+        },
+    ]
+    assert body["totals"]["likes"]["value"] == 3

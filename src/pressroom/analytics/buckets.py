@@ -5,7 +5,9 @@ only assigns rows to the bounds computed here.
 A bucket starts at a local midnight (of a day, a Monday or the first of a month) and ends
 where the next one starts, so a day is 23 or 25 hours long across a DST change. The first
 and last buckets are clipped to the range. Buckets are half-open, except that the last one
-also holds the range's (inclusive) end instant."""
+also holds the range's (inclusive) end instant. When that end instant is itself a boundary
+(a local midnight starting a day, week or month), it belongs to the period it starts: the
+last bucket is that single instant, `start == end`."""
 
 from __future__ import annotations
 
@@ -78,7 +80,8 @@ def buckets_for(current: TimeRange, zone: ZoneInfo, unit: str) -> list[Bucket]:
         day = _next_period(_period_start(current.start.astimezone(zone).date(), unit), unit)
         while True:
             boundary = local_midnight(day, zone)
-            if boundary >= current.end:
+            # The end is inclusive: a boundary at the end instant starts one more bucket.
+            if boundary > current.end:
                 break
             if boundary > current.start:
                 edges.append(boundary)
