@@ -197,3 +197,11 @@ def test_previous_year_of_february_29_is_february_28():
 def test_comparison_none_is_none():
     current = TimeRange(utc("2026-03-01T00:00:00Z"), utc("2026-03-02T00:00:00Z"))
     assert comparison_for("none", current, BERLIN) is None
+
+
+def test_auto_grouping_counts_elapsed_time_not_calendar_days():
+    # October 1 to November 1 in Berlin is 31 calendar days but 31 days and one hour of
+    # elapsed time (the clocks go back on October 25): weeks, as documented.
+    current = TimeRange(utc("2026-10-01T00:00:00+02:00"), utc("2026-11-01T00:00:00+01:00"))
+    assert current.span == timedelta(days=31, hours=1)
+    assert resolve_grouping("auto", current) == "week"

@@ -174,7 +174,8 @@ GroupBy = Annotated[
     Query(
         alias="groupBy",
         description="Bucket size. `auto`: day for ranges up to 31 days, week up to 183, "
-        "month beyond. The response's `range.groupBy` names the size used.",
+        "month beyond, counting elapsed time `end - start` (not calendar days; both limits "
+        "inclusive). The response's `range.groupBy` names the size used.",
     ),
 ]
 SortBy = Annotated[

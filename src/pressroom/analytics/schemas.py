@@ -31,19 +31,26 @@ class AnalyticsComparison(APIModel):
 class MetricTotal(APIModel):
     value: MetricValue = Field(description="In the range. `engagementRate` may be null.")
     previous: MetricValue = Field(description="In the comparison range; null without one.")
-    change: MetricValue = Field(description="value - previous; null if either is null.")
+    change: MetricValue = Field(
+        description="value - previous; null if either is null (comparison `none`, or an "
+        "`engagementRate` without impressions on either side)."
+    )
     change_ratio: float | None = Field(
-        description="change / previous; null when previous is 0 or null."
+        description="change / previous; null when change is null or previous is 0."
     )
 
 
 class TimeseriesBucket(APIModel):
     start: UTCDatetime = Field(description="Inclusive: a local midnight, or the range start.")
     end: UTCDatetime = Field(
-        description="Exclusive: the next bucket's start; the last bucket ends at the range "
-        "end and includes it."
+        description="Exclusive: the next bucket's start (which belongs to the next bucket). "
+        "The last bucket ends at the range end and includes it; when the range end is a "
+        "local midnight starting a day, week or month, the last bucket is that one instant "
+        "(start == end)."
     )
-    values: dict[str, MetricValue] = Field(description="Zero counts when nothing was published.")
+    values: dict[str, MetricValue] = Field(
+        description="Zero counts when nothing was published; `engagementRate` is then null."
+    )
 
 
 class BreakdownRow(APIModel):
@@ -52,14 +59,23 @@ class BreakdownRow(APIModel):
         "topic, approval status or content kind."
     )
     label: str
-    posts: int = Field(description="Distinct posts of this row in the range.")
-    values: dict[str, MetricValue]
+    posts: int = Field(
+        description="Distinct posts of this row in the range (0 for a key seen only in the "
+        "comparison range)."
+    )
+    values: dict[str, MetricValue] = Field(
+        description="Rows are ordered by the first requested metric's value here, highest "
+        "first, null last, then by key (null key last)."
+    )
     previous: dict[str, MetricValue] | None = Field(
         description="The same metrics in the comparison range; null without one."
     )
 
 
 class AnalyticsBreakdowns(APIModel):
+    """Each list ordered by the first requested metric, highest first (null last), then by
+    key in code point order (null key last); independent of `sortBy`."""
+
     channels: list[BreakdownRow]
     campaigns: list[BreakdownRow]
     models: list[BreakdownRow]
@@ -88,7 +104,8 @@ class AnalyticsPostPage(APIModel):
         description="Posts with a target in the range (and the filters), on all pages."
     )
     items: list[PostPerformance] = Field(
-        description="Ordered by `sortBy`/`sortOrder`; ties by publishedAt, then post id."
+        description="Ordered by `sortBy`/`sortOrder`; ties by publishedAt, then post id, in "
+        "the same direction; a null `engagementRate` sorts last in both directions."
     )
 
 
