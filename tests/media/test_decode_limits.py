@@ -279,7 +279,7 @@ async def test_files_are_decoded_no_more_than_the_concurrency_limit_at_a_time(
     first = staged(tmp_path, factories.png_bytes(), "first.png")
     second = staged(tmp_path, factories.png_bytes(), "second.png")
     tasks = [asyncio.create_task(inspect_file_async(*f, limits)) for f in (first, second)]
-    limiter = inspect._decoding_limiter(1)
+    limiter = inspect.decoding_limiter(1)
     deadline = time.monotonic() + 5
     while not (inside and limiter.statistics().tasks_waiting == 1):
         assert time.monotonic() < deadline, "the second inspection never queued"

@@ -17,7 +17,7 @@ from starlette.types import Receive, Scope, Send
 
 from pressroom.agents.api import Api
 from pressroom.agents.server import PressroomAgent, build_server, options_from
-from pressroom.http.middleware import _bearer_credential
+from pressroom.http.middleware import bearer_credential
 from pressroom.http.problems import problem_response
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.ids import uuid7
@@ -38,7 +38,7 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         given = [value for key, value in scope["headers"] if key == b"authorization"]
-        credential = _bearer_credential(given)
+        credential = bearer_credential(given)
         principal = await self.runtime.authenticate(credential) if credential else None
         if credential is None or principal is None:
             request_id = scope.get("state", {}).get("request_id") or str(uuid7())

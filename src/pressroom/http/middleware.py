@@ -119,7 +119,7 @@ class ServiceMiddleware:
             return await self._count(state, principal)
         given = [value for key, value in scope["headers"] if key == b"authorization"]
         authorization = given[0].decode("latin-1") if given else None
-        credential = _bearer_credential(given)
+        credential = bearer_credential(given)
         if credential is not None:
             principal = await runtime.authenticate(credential)
         if principal is None:
@@ -156,7 +156,7 @@ class ServiceMiddleware:
         return None
 
 
-def _bearer_credential(given: list[bytes]) -> str | None:
+def bearer_credential(given: list[bytes]) -> str | None:
     """The one bearer credential of the request, or None when there is not exactly one.
 
     Two Authorization headers, or one naming two credentials (`Bearer a, Bearer b`, which a

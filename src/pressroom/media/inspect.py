@@ -72,7 +72,7 @@ _PILLOW_FORMATS = {
 _ANIMATED_FORMATS = frozenset({"GIF", "WEBP", "PNG"})
 # The demuxer is forced from the sniffed type so FFmpeg never probes for other formats (playlists,
 # concat lists and image sequences can make it open further files).
-_DEMUXERS = {"video/mp4": "mov", "video/quicktime": "mov", "video/webm": "matroska"}
+DEMUXERS = {"video/mp4": "mov", "video/quicktime": "mov", "video/webm": "matroska"}
 
 
 # Field error codes of UnprocessableMedia.
@@ -162,7 +162,7 @@ _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLi
 )
 
 
-def _decoding_limiter(concurrency: int) -> anyio.CapacityLimiter:
+def decoding_limiter(concurrency: int) -> anyio.CapacityLimiter:
     # One per event loop (anyio's limiter binds to the loop that first waits on it), which in a
     # server process is one per process.
     loop = asyncio.get_running_loop()
@@ -182,7 +182,7 @@ async def inspect_file_async(
     limits = limits or DecodeLimits()
     with MEDIA_INSPECTION.labels(sniffed.kind).time():
         return await anyio.to_thread.run_sync(
-            inspect_file, path, sniffed, limits, limiter=_decoding_limiter(limits.concurrency)
+            inspect_file, path, sniffed, limits, limiter=decoding_limiter(limits.concurrency)
         )
 
 
@@ -348,7 +348,7 @@ def _read_through(
 
 
 def _inspect_video(path: Path, sniffed: Sniffed, deadline: _Deadline) -> MediaInfo:
-    demuxer = _DEMUXERS.get(sniffed.mime_type)
+    demuxer = DEMUXERS.get(sniffed.mime_type)
     if demuxer is None:
         raise UnprocessableMedia(f"{sniffed.mime_type} is not a video type")
     try:

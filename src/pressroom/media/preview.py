@@ -18,7 +18,7 @@ import anyio.to_thread
 import av
 from PIL import Image
 
-from pressroom.media.inspect import _DEMUXERS, _decoding_limiter
+from pressroom.media.inspect import DEMUXERS, decoding_limiter
 from pressroom.media.models import MediaAsset
 from pressroom.media.service import decode_limits, open_media, staging_dir
 from pressroom.runtime import Runtime
@@ -36,7 +36,7 @@ def _cache_dir(runtime: Runtime) -> Path:
 
 
 def _first_frame(source: Path, mime_type: str) -> Image.Image:
-    demuxer = _DEMUXERS.get(mime_type)
+    demuxer = DEMUXERS.get(mime_type)
     if demuxer is None:
         image = Image.open(source)
         # A JPEG can be decoded straight at a fraction of its size.
@@ -98,7 +98,7 @@ async def preview_of(runtime: Runtime, asset: MediaAsset) -> Path:
             copy,
             asset.mime_type,
             target,
-            limiter=_decoding_limiter(limits.concurrency),
+            limiter=decoding_limiter(limits.concurrency),
         )
     finally:
         await anyio.Path(copy).unlink(missing_ok=True)
