@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, SmallInteger, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pressroom.db import Base, IdMixin
@@ -145,3 +145,121 @@ DELETED_POSTS = Index(
     postgresql_where=Post.__table__.c.deleted_at.is_not(None),
     sqlite_where=Post.__table__.c.deleted_at.is_not(None),
 )
+
+
+# Pre-aggregated reports (analytics/rollups.py). What a published target of a live post adds
+# to the reports is kept three ways: its `analytics_facts` row (exactly what was added, so
+# that it can be taken back), its post's `analytics_post_facts` row (the page of posts) and
+# its share of the `analytics_rollups` sums. Database triggers append the post of every
+# change to `analytics_dirty`; applying that log brings the three up to date.
+ROLLUP_GRAINS = {"slot": 0, "day": 1}  # 15-minute UTC slots, UTC days
+
+
+class AnalyticsFact(Base):
+    """One published target of a live post as the rollups count it."""
+
+    __tablename__ = "analytics_facts"
+    __table_args__ = (
+        Index("ix_analytics_facts_org_published", "organization_id", "published_at"),
+        Index("ix_analytics_facts_post", "post_id"),
+        # The longest time between a post's first publication and a later one: how far
+        # back of a range's start a post reaching into the range can have begun.
+        Index("ix_analytics_facts_org_lag", "organization_id", "lag_us"),
+    )
+
+    target_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("post_targets.id", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    post_id: Mapped[uuid.UUID] = mapped_column()
+    published_at: Mapped[datetime] = mapped_column()
+    # The first publication of any target of the post, and this one's distance from it.
+    post_first_at: Mapped[datetime] = mapped_column()
+    lag_us: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[uuid.UUID] = mapped_column()
+    content_kind: Mapped[str] = mapped_column(String(32))
+    model: Mapped[str | None] = mapped_column(String(100))
+    approval_status: Mapped[str] = mapped_column(String(16))
+    # JSON arrays of the post's campaign tags and topics.
+    tags: Mapped[str] = mapped_column(Text)
+    topics: Mapped[str] = mapped_column(Text)
+    # 1 on the target that counts its post: the post's first target overall, on its
+    # channel, of its content kind (ties by target id).
+    first_of_post: Mapped[int] = mapped_column(SmallInteger)
+    first_on_channel: Mapped[int] = mapped_column(SmallInteger)
+    first_of_kind: Mapped[int] = mapped_column(SmallInteger)
+    impressions: Mapped[int] = mapped_column(BigInteger)
+    reach: Mapped[int] = mapped_column(BigInteger)
+    views: Mapped[int] = mapped_column(BigInteger)
+    likes: Mapped[int] = mapped_column(BigInteger)
+    comments: Mapped[int] = mapped_column(BigInteger)
+    shares: Mapped[int] = mapped_column(BigInteger)
+    saves: Mapped[int] = mapped_column(BigInteger)
+    clicks: Mapped[int] = mapped_column(BigInteger)
+
+
+class AnalyticsPostFact(Base):
+    """A post's published targets summed: the page of posts reads one row per post."""
+
+    __tablename__ = "analytics_post_facts"
+    __table_args__ = (Index("ix_analytics_post_facts_org_first", "organization_id", "first_at"),)
+
+    post_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE")
+    )
+    first_at: Mapped[datetime] = mapped_column()
+    last_at: Mapped[datetime] = mapped_column()
+    impressions: Mapped[int] = mapped_column(BigInteger)
+    reach: Mapped[int] = mapped_column(BigInteger)
+    views: Mapped[int] = mapped_column(BigInteger)
+    likes: Mapped[int] = mapped_column(BigInteger)
+    comments: Mapped[int] = mapped_column(BigInteger)
+    shares: Mapped[int] = mapped_column(BigInteger)
+    saves: Mapped[int] = mapped_column(BigInteger)
+    clicks: Mapped[int] = mapped_column(BigInteger)
+
+
+class AnalyticsRollup(Base):
+    """Sums of the facts published in one slot (grain 0: 15 minutes; 1: a UTC day), for one
+    value of one dimension: `all` (value ''), `channel`, `kind`, `model` ('' for a person),
+    `approval`, `tag`, `topic`. `posts` counts the facts that count their post for that
+    dimension (see AnalyticsFact)."""
+
+    __tablename__ = "analytics_rollups"
+
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
+    )
+    grain: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    slot_start: Mapped[datetime] = mapped_column(primary_key=True)
+    dimension: Mapped[str] = mapped_column(String(16), primary_key=True)
+    value: Mapped[str] = mapped_column(String(100), primary_key=True)
+    targets: Mapped[int] = mapped_column(BigInteger)
+    posts: Mapped[int] = mapped_column(BigInteger)
+    impressions: Mapped[int] = mapped_column(BigInteger)
+    reach: Mapped[int] = mapped_column(BigInteger)
+    views: Mapped[int] = mapped_column(BigInteger)
+    likes: Mapped[int] = mapped_column(BigInteger)
+    comments: Mapped[int] = mapped_column(BigInteger)
+    shares: Mapped[int] = mapped_column(BigInteger)
+    saves: Mapped[int] = mapped_column(BigInteger)
+    clicks: Mapped[int] = mapped_column(BigInteger)
+
+
+class AnalyticsDirty(Base):
+    """The log of posts whose report rows are out of date, appended by triggers (see the
+    migration 0014); applying it removes the entries it applied."""
+
+    __tablename__ = "analytics_dirty"
+    __table_args__ = (Index("ix_analytics_dirty_org", "organization_id"),)
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    organization_id: Mapped[uuid.UUID] = mapped_column()
+    post_id: Mapped[uuid.UUID] = mapped_column()

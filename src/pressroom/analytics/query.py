@@ -99,16 +99,23 @@ class PageDetails:
 
 @asynccontextmanager
 async def report_connection(runtime: Runtime) -> AsyncIterator[AsyncConnection]:
-    """A connection for the report's read-only statements. PostgreSQL: a read-only
-    transaction with the settings above, local to it. SQLite: the runtime's autocommit
-    `reader`, as for the other read paths."""
+    """A connection for the report's read-only statements, in one snapshot. PostgreSQL: a
+    read-only repeatable-read transaction with the settings above, local to it. SQLite: a
+    deferred transaction on the read engine."""
     if runtime.engine.dialect.name == "postgresql":
         async with runtime.engine.connect() as connection, connection.begin():
-            await connection.execute(text("SET TRANSACTION READ ONLY"))
+            # One snapshot for every statement of the report (the rollups, the facts and
+            # the log are read by several).
+            await connection.execute(
+                text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            )
             await connection.execute(_REPORT_SETTINGS)
             yield connection
     else:
-        async with runtime.reader.connect() as connection:
+        async with (
+            (runtime.read_engine or runtime.engine).connect() as connection,
+            connection.begin(),
+        ):
             yield connection
 
 

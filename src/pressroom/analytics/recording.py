@@ -13,15 +13,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.analytics.metrics import RAW_METRICS
 from pressroom.analytics.models import MetricSnapshot, TargetMetrics
+from pressroom.analytics.rollups import refresh_recorded
 from pressroom.db import dialect_name
 from pressroom.kit.ids import uuid7
+from pressroom.posts.models import PostTarget
 
 # PostgreSQL takes at most 32767 bind parameters per statement; SQLite 32766.
 _ROWS_PER_STATEMENT = 2000
@@ -87,6 +89,18 @@ async def record(session: AsyncSession, observations: Iterable[Observation]) -> 
         ]
         for chunk in _chunks(rows):
             await _upsert_latest(session, chunk, keys)
+    # The report rows follow in the same transaction (analytics/rollups.py).
+    targets = PostTarget.__table__
+    touched: set[uuid.UUID] = set()
+    target_ids = sorted({o.target_id for o in batch}, key=str)
+    for start in range(0, len(target_ids), _ROWS_PER_STATEMENT):
+        found = await session.execute(
+            select(targets.c.post_id).where(
+                targets.c.id.in_(target_ids[start : start + _ROWS_PER_STATEMENT])
+            )
+        )
+        touched.update(found.scalars())
+    await refresh_recorded(session, {o.organization_id for o in batch}, touched)
     return len(batch)
 
 

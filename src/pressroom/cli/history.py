@@ -18,10 +18,12 @@ from pressroom.cli import (
     _emit,
     _fail,
     _progress,
+    _run,
     _run_recorded,
     _uuid,
     analytics_app,
 )
+from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant
 
@@ -103,3 +105,41 @@ def _lines_of(file: str) -> Iterator[TextIO]:
                 yield lines
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"cannot read {file}: {exc}") from None
+
+
+@analytics_app.command("rebuild")
+def analytics_rebuild(org: OrgOption, as_json: JsonFlag = False) -> None:
+    """Recompute the organization's report rollups from its published posts, in one
+    transaction (reports keep answering from the old rows until it commits). A progress bar
+    goes to stderr."""
+    from pressroom.analytics.rollups import count_posts, rebuild
+
+    async def work(runtime: Runtime) -> int:
+        org_id = _uuid(org, "--org")
+        async with unit_of_work(runtime.sessions) as session:
+            await tenant.require_organization(session, org_id)
+            total = await count_posts(session, org_id)
+            with typer.progressbar(
+                length=total, label="rebuilding", file=sys.stderr, show_pos=True
+            ) as bar:
+                return await rebuild(session, org_id, progress=bar.update)
+
+    posts = _run(work)
+    _emit(as_json, {"posts": posts}, f"rebuilt the analytics rollups of {posts} posts")
+
+
+def apply_rollup_logs() -> int:
+    """After `db upgrade`: apply every organization's log of report changes (the migration
+    that adds the rollups fills it with every published post). Returns the entries applied."""
+    from pressroom.analytics.rollups import apply_log, organizations_with_log
+
+    async def work(runtime: Runtime) -> int:
+        applied = 0
+        async with unit_of_work(runtime.sessions) as session:
+            organizations = await organizations_with_log(session)
+        for organization_id in organizations:
+            async with unit_of_work(runtime.sessions) as session:
+                applied += await apply_log(session, organization_id)
+        return applied
+
+    return _run(work)
