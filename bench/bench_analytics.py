@@ -11,7 +11,7 @@ with 8 metrics (its latest values and one snapshot), campaign tags and topics. T
 - the floor: the same aggregates as one hand-written PostgreSQL statement, run directly
   through asyncpg in the same run, interleaved with the API rounds; p50 and p95.
 
-Targets: API p95 under 300 ms and within 2x of the floor's.
+Targets (issue 20): API p95 under 300 ms and at most 15% of the raw-scan statement's p95.
 
     uv run python bench/bench_analytics.py [--requests 60] [--targets 200000]
 """
@@ -349,6 +349,94 @@ async def make_tenant(database_url: str, data_dir: Path) -> tuple[uuid.UUID, str
         await runtime.close()
 
 
+def _runtime(database_url: str, data_dir: Path) -> Any:
+    from pressroom.config import Settings
+    from pressroom.runtime import Runtime
+
+    return Runtime.build(
+        Settings(database_url=database_url, data_dir=data_dir, secret_key=SERVER_KEY)
+    )
+
+
+async def rebuild_rollups(database_url: str, data_dir: Path, organization_id: uuid.UUID) -> float:
+    from pressroom.analytics.rollups import rebuild
+    from pressroom.db import unit_of_work
+
+    runtime = _runtime(database_url, data_dir)
+    try:
+        started = time.perf_counter()
+        async with unit_of_work(runtime.sessions) as session:
+            await rebuild(session, organization_id)
+        return round(time.perf_counter() - started, 2)
+    finally:
+        await runtime.close()
+
+
+async def ingest_cost(
+    database_url: str, data_dir: Path, organization_id: uuid.UUID, batches: int = 20
+) -> dict[str, Any]:
+    """Metric snapshots recorded as the poller records them (batches of 100 targets, one
+    transaction each), with the rollups kept in the same transaction and without (the
+    refresh skipped; the triggers still append their log entries). Median ms per batch."""
+    from sqlalchemy import select
+
+    from pressroom.analytics import recording
+    from pressroom.analytics.models import TargetMetrics
+    from pressroom.analytics.recording import Observation, record
+    from pressroom.db import unit_of_work
+
+    runtime = _runtime(database_url, data_dir)
+    keep = recording.refresh_recorded
+
+    async def skip(*_: Any) -> None:
+        return None
+
+    try:
+        async with runtime.sessions() as session:
+            rows = (
+                await session.execute(
+                    select(TargetMetrics.target_id, TargetMetrics.published_at)
+                    .where(TargetMetrics.organization_id == organization_id)
+                    .limit(batches * 2 * 100)
+                )
+            ).all()
+        timings: dict[str, list[float]] = {"with_rollups": [], "without_rollups": []}
+        for index in range(batches * 2):
+            chunk = rows[index * 100 : (index + 1) * 100]
+            variant = "with_rollups" if index % 2 == 0 else "without_rollups"
+            recording.refresh_recorded = keep if variant == "with_rollups" else skip  # type: ignore[assignment]
+            captured = datetime.now(UTC)
+            started = time.perf_counter()
+            async with unit_of_work(runtime.sessions) as session:
+                await record(
+                    session,
+                    [
+                        Observation(organization_id, target_id, published, captured,
+                                    {"impressions": 1000 + index, "likes": 7}, "poller")
+                        for target_id, published in chunk
+                    ],
+                )  # fmt: skip
+            timings[variant].append(time.perf_counter() - started)
+        recording.refresh_recorded = keep
+        # What the skipped refreshes left in the log: applied now, as a report would.
+        from pressroom.analytics.rollups import apply_log
+
+        async with unit_of_work(runtime.sessions) as session:
+            await apply_log(session, organization_id)
+        medians = {k: round(statistics.median(v) * 1000, 1) for k, v in timings.items()}
+        return {
+            "batch_targets": 100,
+            "batches_each": batches,
+            "median_ms_per_batch": medians,
+            "ratio_with_over_without": round(
+                medians["with_rollups"] / medians["without_rollups"], 2
+            ),
+        }
+    finally:
+        recording.refresh_recorded = keep
+        await runtime.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=60)
@@ -361,6 +449,14 @@ def main() -> None:
         organization_id, key = asyncio.run(make_tenant(database_url, data_dir))
         loaded = asyncio.run(load(database_url, organization_id, args.targets))
         print(json.dumps({"loaded": loaded}), flush=True)
+        # COPY ran with the triggers off (as a restore does): build the rollups as
+        # `pressroom analytics rebuild` does.
+        loaded["rebuild_seconds"] = asyncio.run(
+            rebuild_rollups(database_url, data_dir, organization_id)
+        )
+        loaded["ingest"] = asyncio.run(ingest_cost(database_url, data_dir, organization_id))
+        print(json.dumps({"rebuild_seconds": loaded["rebuild_seconds"]}), flush=True)
+        print(json.dumps({"ingest": loaded["ingest"]}), flush=True)
         end = datetime.now(UTC).replace(microsecond=0)
         start = end - timedelta(days=90)
         previous_end = start - timedelta(seconds=1)
@@ -434,7 +530,7 @@ def main() -> None:
         "posts_in_range": body.get("posts", {}).get("totalItems"),
         "targets": {
             "p95 < 300 ms": api_figures["p95_ms"] < 300,
-            "p95 within 2x of floor": ratio <= 2.0,
+            "p95 at most 15% of the raw-scan statement": ratio <= 0.15,
         },
     }
     (ROOT / "bench" / "results" / "analytics.json").write_text(json.dumps(summary, indent=2))

@@ -152,7 +152,6 @@ DELETED_POSTS = Index(
 # that it can be taken back), its post's `analytics_post_facts` row (the page of posts) and
 # its share of the `analytics_rollups` sums. Database triggers append the post of every
 # change to `analytics_dirty`; applying that log brings the three up to date.
-ROLLUP_GRAINS = {"slot": 0, "day": 1}  # 15-minute UTC slots, UTC days
 
 
 class AnalyticsFact(Base):
@@ -225,7 +224,7 @@ class AnalyticsPostFact(Base):
 
 
 class AnalyticsRollup(Base):
-    """Sums of the facts published in one slot (grain 0: 15 minutes; 1: a UTC day), for one
+    """Sums of the facts published in one UTC hour (grain 0) or UTC day (grain 1), for one
     value of one dimension: `all` (value ''), `channel`, `kind`, `model` ('' for a person),
     `approval`, `tag`, `topic`. `posts` counts the facts that count their post for that
     dimension (see AnalyticsFact)."""

@@ -1,11 +1,11 @@
 """The report from the pre-aggregated rows (analytics/rollups.py), equal to the raw scan of
 analytics/query.py to the unit.
 
-A period [start, end] is cut into a middle of whole 15-minute UTC slots and two edges
-shorter than a slot. The middle is cut again at the report's bucket boundaries (local
-midnights, which fall on slot boundaries in every zone of today's tz database) and each
-piece is read from the day rows for the whole UTC days in it and from the slot rows for the
-rest. The edges come from the per-target facts.
+A period [start, end] is cut at the report's bucket boundaries (local midnights). Each piece
+is read from the day rows for the whole UTC days in it, from the hour rows for the whole UTC
+hours left, and from the per-target facts for what is left at its ends (less than an hour on
+each side: a range's own ends, and the boundaries of zones whose offset is not whole hours,
+such as Asia/Kathmandu's +05:45).
 
 Post counts: every fact that is the first of its post (overall, on its channel, of its kind)
 counts the post once where it was published. A post counted before `start` that reaches into
@@ -24,7 +24,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import (
@@ -48,16 +48,16 @@ from pressroom.analytics.query import CURRENT, PREVIOUS, AggregateRow
 from pressroom.analytics.rollups import (
     DAY,
     DAY_GRAIN,
-    SLOT,
-    SLOT_GRAIN,
+    HOUR,
+    HOUR_GRAIN,
     Fact,
     day_of,
     dirty,
     fact_from_row,
     facts,
+    hour_of,
     post_facts,
     rollups,
-    slot_of,
 )
 from pressroom.db import UTCDateTime
 from pressroom.kit.schema import as_utc
@@ -102,48 +102,82 @@ class Tally:
             cell[index] += value
 
 
+def _floor(moment: datetime, unit: timedelta) -> datetime:
+    return hour_of(moment) if unit == HOUR else day_of(moment)
+
+
 def _ceil(moment: datetime, unit: timedelta) -> datetime:
-    floor = slot_of(moment) if unit == SLOT else day_of(moment)
+    floor = _floor(moment, unit)
     return floor if floor == moment else floor + unit
 
 
-def periods_of(query: AnalyticsQuery) -> list[Period] | None:
-    """The periods to read, or None when a bucket boundary is not on a slot boundary (a
-    zone's local mean time of the 19th century): the raw scan answers those."""
-    starts = tuple(bucket.start for bucket in query.buckets)
-    if any(slot_of(start) != start for start in starts[1:]):
-        return None
-    found = [Period(CURRENT, query.range.start, query.range.end, starts)]
+def _just_after(moment: datetime) -> datetime:
+    try:
+        return moment + timedelta(microseconds=1)
+    except OverflowError:
+        return moment  # the last representable instant: nothing is published after it
+
+
+def _shift(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta`, held at the ends of the calendar."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return (
+            datetime.max.replace(tzinfo=UTC)
+            if delta > timedelta(0)
+            else datetime.min.replace(tzinfo=UTC)
+        )
+
+
+def periods_of(query: AnalyticsQuery) -> list[Period]:
+    found = [
+        Period(
+            CURRENT,
+            query.range.start,
+            query.range.end,
+            tuple(bucket.start for bucket in query.buckets),
+        )
+    ]
     if query.comparison is not None:
         compared = query.comparison.range
         found.append(Period(PREVIOUS, compared.start, compared.end, (compared.start,)))
     return found
 
 
-def _pieces(period: Period) -> tuple[list[tuple[int, int, datetime, datetime]], list[Any]]:
-    """(bucket, grain, from, to) ranges of rollup rows for the middle of the period, and the
-    (from, to, inclusive) edges to read from the facts."""
-    start, end = period.start, period.end
-    low, high = _ceil(start, SLOT), slot_of(end)
-    if low >= high:
-        return [], [(start, end, True)]
-    edges: list[Any] = [(high, end, True)]
-    if start < low:
-        edges.append((start, low, False))
-    cuts = [low, *[s for s in period.starts[1:] if low < s < high], high]
-    ranges = []
+Span = tuple[int, datetime, datetime]  # bucket, from (inclusive), to (exclusive)
+
+
+def _pieces(period: Period) -> tuple[list[tuple[int, int, datetime, datetime]], list[Span]]:
+    """(bucket, grain, from, to) ranges of rollup rows, and the (bucket, from, to) windows
+    to read from the facts, covering the period exactly."""
+    cuts = [
+        period.start,
+        *[s for s in period.starts[1:] if period.start < s <= period.end],
+        _just_after(period.end),
+    ]
+    ranges: list[tuple[int, int, datetime, datetime]] = []
+    windows: list[Span] = []
     for lo, hi in itertools.pairwise(cuts):
         bucket = period.bucket_of(lo)
-        first_day, last_day = _ceil(lo, DAY), day_of(hi)
-        if first_day < last_day:
-            ranges.append((bucket, DAY_GRAIN, first_day, last_day))
-            if lo < first_day:
-                ranges.append((bucket, SLOT_GRAIN, lo, first_day))
-            if last_day < hi:
-                ranges.append((bucket, SLOT_GRAIN, last_day, hi))
-        else:
-            ranges.append((bucket, SLOT_GRAIN, lo, hi))
-    return ranges, edges
+        first_hour, last_hour = _ceil(lo, HOUR), _floor(hi, HOUR)
+        if first_hour >= last_hour:
+            windows.append((bucket, lo, hi))
+            continue
+        if lo < first_hour:
+            windows.append((bucket, lo, first_hour))
+        if last_hour < hi:
+            windows.append((bucket, last_hour, hi))
+        first_day, last_day = _ceil(first_hour, DAY), _floor(last_hour, DAY)
+        if first_day >= last_day:
+            ranges.append((bucket, HOUR_GRAIN, first_hour, last_hour))
+            continue
+        ranges.append((bucket, DAY_GRAIN, first_day, last_day))
+        if first_hour < first_day:
+            ranges.append((bucket, HOUR_GRAIN, first_hour, first_day))
+        if last_day < last_hour:
+            ranges.append((bucket, HOUR_GRAIN, last_day, last_hour))
+    return ranges, windows
 
 
 async def has_log(connection: AsyncConnection, organization_id: uuid.UUID) -> bool:
@@ -151,6 +185,21 @@ async def has_log(connection: AsyncConnection, organization_id: uuid.UUID) -> bo
         select(dirty.c.id).where(dirty.c.organization_id == organization_id).limit(1)
     )
     return found.first() is not None
+
+
+def _bounds(ranges: list[tuple[int, int, int, datetime, datetime]]) -> Any:
+    """The ranges as a table (period, bucket, grain, lo, hi) to join the rows to."""
+    rows = [
+        select(
+            literal(period, Integer).label("period"),
+            literal(bucket, Integer).label("bucket"),
+            literal(grain, SmallInteger).label("grain"),
+            literal(lo, UTCDateTime()).label("lo"),
+            literal(hi, UTCDateTime()).label("hi"),
+        )
+        for period, bucket, grain, lo, hi in ranges
+    ]
+    return (union_all(*rows) if len(rows) > 1 else rows[0]).subquery("bounds")
 
 
 async def _read_rollups(
@@ -161,18 +210,7 @@ async def _read_rollups(
 ) -> None:
     if not ranges:
         return
-    bounds = union_all(
-        *[
-            select(
-                literal(period, Integer).label("period"),
-                literal(bucket, Integer).label("bucket"),
-                literal(grain, SmallInteger).label("grain"),
-                literal(lo, UTCDateTime()).label("lo"),
-                literal(hi, UTCDateTime()).label("hi"),
-            )
-            for period, bucket, grain, lo, hi in ranges
-        ]
-    ).subquery("bounds")
+    bounds = _bounds(ranges)
     statement = (
         select(
             bounds.c.period,
@@ -201,11 +239,10 @@ async def _read_rollups(
         tally.add((int(period), int(bucket), dimension, value), (int(s or 0) for s in sums))
 
 
-def _add_fact(tally: Tally, period: Period, fact: Fact) -> None:
-    bucket = period.bucket_of(fact.published_at)
+def _add_fact(tally: Tally, period: int, bucket: int, fact: Fact) -> None:
     metrics = [fact.values[key] for key in RAW_METRICS]
     for dimension, value, counts in fact.dimensions():
-        tally.add((period.number, bucket, dimension, value), [1, counts, *metrics])
+        tally.add((period, bucket, dimension, value), [1, counts, *metrics])
 
 
 async def _facts_where(connection: AsyncConnection, *conditions: Any) -> list[Fact]:
@@ -256,25 +293,28 @@ async def tally_periods(
 ) -> tuple[Tally, Straddlers]:
     tally = Tally()
     ranges: list[tuple[int, int, int, datetime, datetime]] = []
-    edge_conditions = []
-    period_edges: list[tuple[Period, Any]] = []
+    windows: list[tuple[int, int, int, datetime, datetime]] = []
     for period in periods:
-        pieces, edges = _pieces(period)
+        pieces, spans = _pieces(period)
         ranges += [(period.number, *piece) for piece in pieces]
-        for lo, hi, inclusive in edges:
-            upper = facts.c.published_at <= hi if inclusive else facts.c.published_at < hi
-            edge_conditions.append(and_(facts.c.published_at >= lo, upper))
-            period_edges.append((period, (lo, hi, inclusive)))
+        windows += [(period.number, bucket, 0, lo, hi) for bucket, lo, hi in spans]
     await _read_rollups(connection, organization_id, ranges, tally)
-    edge_facts = await _facts_where(
-        connection, facts.c.organization_id == organization_id, or_(*edge_conditions)
-    )
-    for fact in edge_facts:
-        for period, (lo, hi, inclusive) in period_edges:
-            if lo <= fact.published_at and (
-                fact.published_at <= hi if inclusive else fact.published_at < hi
-            ):
-                _add_fact(tally, period, fact)
+    if windows:
+        bounds = _bounds(windows)
+        result = await connection.execute(
+            select(bounds.c.period, bounds.c.bucket, facts).select_from(
+                bounds.join(
+                    facts,
+                    and_(
+                        facts.c.organization_id == organization_id,
+                        facts.c.published_at >= bounds.c.lo,
+                        facts.c.published_at < bounds.c.hi,
+                    ),
+                )
+            )
+        )
+        for row in result:
+            _add_fact(tally, int(row.period), int(row.bucket), fact_from_row(row))
     # Posts crossing a period's start (counted before it), and the current period's end.
     gap = await _longest_gap(connection, organization_id)
     crossing: list[Any] = []
@@ -284,15 +324,16 @@ async def tally_periods(
             crossing.append(
                 and_(
                     facts.c.published_at >= period.start,
-                    facts.c.published_at <= min(period.end, period.start + gap),
+                    facts.c.published_at <= min(period.end, _shift(period.start, gap)),
                     facts.c.post_first_at < period.start,
                 )
             )
         crossing.append(
             and_(
-                facts.c.post_first_at >= max(current.start, current.end - gap),
+                facts.c.post_first_at >= max(current.start, _shift(current.end, -gap)),
                 facts.c.post_first_at <= current.end,
                 facts.c.published_at > current.end,
+                facts.c.published_at <= _shift(current.end, gap),
             )
         )
     straddlers = Straddlers()
@@ -464,10 +505,10 @@ async def run_rollups(
     connection: AsyncConnection, organization_id: uuid.UUID, query: AnalyticsQuery
 ) -> list[AggregateRow] | None:
     """The aggregate rows and the page from the rollups, or None when they cannot answer
-    (filters, an unaligned bucket boundary, or a log not yet applied)."""
-    periods = periods_of(query)
-    if periods is None or not answerable(query) or await has_log(connection, organization_id):
+    (filters, or a log not yet applied)."""
+    if not answerable(query) or await has_log(connection, organization_id):
         return None
+    periods = periods_of(query)
     tally, straddlers = await tally_periods(connection, organization_id, periods)
     return aggregate_rows(tally) + await page_rows(connection, organization_id, query, straddlers)
 

@@ -19,9 +19,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy import Table, delete, func, insert, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
@@ -34,13 +34,14 @@ from pressroom.analytics.models import (
     AnalyticsRollup,
     TargetMetrics,
 )
-from pressroom.db import dialect_name
+from pressroom.db import dialect_name, unit_of_work
 from pressroom.kit.schema import as_utc
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.runtime import Runtime
 
-SLOT: Final = timedelta(minutes=15)
+HOUR: Final = timedelta(hours=1)
 DAY: Final = timedelta(days=1)
-SLOT_GRAIN, DAY_GRAIN = 0, 1
+HOUR_GRAIN, DAY_GRAIN = 0, 1
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 # Posts refreshed per statement batch (bind parameters stay far below the limits).
 _BATCH: Final = 500
@@ -49,17 +50,17 @@ _BATCH: Final = 500
 # until then.
 APPLY_IN_REQUEST: Final = 2000
 
-facts = AnalyticsFact.__table__
-post_facts = AnalyticsPostFact.__table__
-rollups = AnalyticsRollup.__table__
-dirty = AnalyticsDirty.__table__
+facts = cast(Table, AnalyticsFact.__table__)
+post_facts = cast(Table, AnalyticsPostFact.__table__)
+rollups = cast(Table, AnalyticsRollup.__table__)
+dirty = cast(Table, AnalyticsDirty.__table__)
 
 RollupKey = tuple[int, datetime, str, str]  # grain, slot start, dimension, value
 
 
-def slot_of(moment: datetime) -> datetime:
-    """The start of the 15-minute UTC slot holding `moment`."""
-    return moment - (moment - _EPOCH) % SLOT
+def hour_of(moment: datetime) -> datetime:
+    """The start of the UTC hour holding `moment`."""
+    return moment - (moment - _EPOCH) % HOUR
 
 
 def day_of(moment: datetime) -> datetime:
@@ -220,9 +221,9 @@ async def current_facts(session: AsyncSession, post_ids: Sequence[uuid.UUID]) ->
 def add_contributions(
     deltas: dict[tuple[uuid.UUID, RollupKey], list[int]], fact: Fact, sign: int
 ) -> None:
-    """Add (sign 1) or take back (-1) `fact`'s share of its slot and day rows."""
+    """Add (sign 1) or take back (-1) `fact`'s share of its hour and day rows."""
     for grain, start in (
-        (SLOT_GRAIN, slot_of(fact.published_at)),
+        (HOUR_GRAIN, hour_of(fact.published_at)),
         (DAY_GRAIN, day_of(fact.published_at)),
     ):
         for dimension, value, counts in fact.dimensions():
@@ -261,8 +262,8 @@ async def _refresh_batch(session: AsyncSession, post_ids: list[uuid.UUID]) -> in
     await session.execute(delete(AnalyticsFact).where(AnalyticsFact.post_id.in_(post_ids)))
     await session.execute(delete(AnalyticsPostFact).where(AnalyticsPostFact.post_id.in_(post_ids)))
     if new:
-        await session.execute(insert(AnalyticsFact), [fact.row() for fact in new])
-        await session.execute(insert(AnalyticsPostFact), _post_rows(new))
+        await session.execute(insert(facts), [fact.row() for fact in new])
+        await session.execute(insert(post_facts), _post_rows(new))
     return len(old) + len(new)
 
 
@@ -306,16 +307,16 @@ async def _apply_deltas(
     if not rows:
         return
     dialect_insert = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
-    for start in range(0, len(rows), 1000):
-        statement = dialect_insert(AnalyticsRollup).values(rows[start : start + 1000])
-        statement = statement.on_conflict_do_update(
-            index_elements=["organization_id", "grain", "slot_start", "dimension", "value"],
-            set_={
-                column: rollups.c[column] + statement.excluded[column]
-                for column in ("targets", "posts", *RAW_METRICS)
-            },
-        )
-        await session.execute(statement)
+    statement = dialect_insert(AnalyticsRollup)
+    statement = statement.on_conflict_do_update(
+        index_elements=["organization_id", "grain", "slot_start", "dimension", "value"],
+        set_={
+            column: rollups.c[column] + statement.excluded[column]
+            for column in ("targets", "posts", *RAW_METRICS)
+        },
+    )
+    # Many parameter sets for one compiled statement (sent in batches by the driver).
+    await session.execute(statement, rows)
 
 
 def _lock_key(organization_id: uuid.UUID) -> int:
@@ -431,3 +432,20 @@ async def rebuild(
 async def organizations_with_log(session: AsyncSession) -> list[uuid.UUID]:
     found = await session.execute(select(dirty.c.organization_id).distinct())
     return list(found.scalars())
+
+
+# Log entries one organization's pass applies in one transaction (a loop of the worker).
+APPLY_PER_PASS: Final = 5000
+
+
+async def apply_waiting_logs(runtime: Runtime) -> bool:
+    """A worker loop: apply every organization's log, one transaction each; True when an
+    organization has more waiting (the runner calls again at once)."""
+    async with unit_of_work(runtime.sessions) as session:
+        organizations = await organizations_with_log(session)
+    busy = False
+    for organization_id in organizations:
+        async with unit_of_work(runtime.sessions) as session:
+            applied = await apply_log(session, organization_id, limit=APPLY_PER_PASS)
+        busy = busy or applied >= APPLY_PER_PASS
+    return busy

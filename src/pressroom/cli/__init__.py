@@ -219,7 +219,6 @@ def db_upgrade(as_json: JsonFlag = False) -> None:
     if "0014_analytics_rollups" in applied:
         from pressroom.cli.history import apply_rollup_logs
 
-        _progress("filling the analytics rollups from the stored history")
         apply_rollup_logs()
     human = (
         f"applied {len(applied)} migration{'s' if len(applied) != 1 else ''} "

@@ -128,18 +128,16 @@ def analytics_rebuild(org: OrgOption, as_json: JsonFlag = False) -> None:
     _emit(as_json, {"posts": posts}, f"rebuilt the analytics rollups of {posts} posts")
 
 
-def apply_rollup_logs() -> int:
+def apply_rollup_logs() -> None:
     """After `db upgrade`: apply every organization's log of report changes (the migration
-    that adds the rollups fills it with every published post). Returns the entries applied."""
-    from pressroom.analytics.rollups import apply_log, organizations_with_log
+    that adds the rollups fills it with every published post)."""
+    from pressroom.analytics.rollups import apply_waiting_logs, organizations_with_log
 
-    async def work(runtime: Runtime) -> int:
-        applied = 0
+    async def work(runtime: Runtime) -> None:
         async with unit_of_work(runtime.sessions) as session:
-            organizations = await organizations_with_log(session)
-        for organization_id in organizations:
-            async with unit_of_work(runtime.sessions) as session:
-                applied += await apply_log(session, organization_id)
-        return applied
+            if await organizations_with_log(session):
+                _progress("filling the analytics rollups from the stored history")
+        while await apply_waiting_logs(runtime):
+            pass
 
-    return _run(work)
+    _run(work)

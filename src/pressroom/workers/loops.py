@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from pressroom.analytics.rollups import apply_waiting_logs
 from pressroom.analytics.worker import POLL_INTERVAL as METRICS_POLL_INTERVAL
 from pressroom.analytics.worker import MetricsPoller
 from pressroom.auth.signin import purge_stale
@@ -81,6 +82,9 @@ def default_loops() -> list[Loop]:
         *webhook_loops(),
         Loop("publisher", publish_due_targets, interval=1.0, channel=PUBLISHER_CHANNEL),
         Loop("metrics-poller", MetricsPoller(), interval=METRICS_POLL_INTERVAL),
+        # Report rollups: changes the API did not apply itself (publications, deletions,
+        # edits) are folded in within seconds, so reports rarely wait for them.
+        Loop("analytics-rollups", apply_waiting_logs, interval=5.0),
         Loop("channel-health", check_due_channels, interval=HEALTH_POLL_INTERVAL),
         Loop(
             "credential-revoker",

@@ -1,4 +1,4 @@
-"""analytics rollups: per-target facts, per-post sums, slot and day sums, the dirty log
+"""analytics rollups: per-target facts, per-post sums, hour and day sums, the change log
 
 Revision ID: 0014_analytics_rollups
 Revises: 0013_document_media
