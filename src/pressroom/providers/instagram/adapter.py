@@ -41,6 +41,7 @@ from pressroom.providers.credentials import (
     PROCESS_CREDENTIALS,
     CredentialCache,
     CredentialsChanged,
+    CredentialStore,
 )
 from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
 from pressroom.providers.instagram.containers import (
@@ -89,9 +90,8 @@ class InstagramAdapter(HttpAdapter):
     ) -> None:
         super().__init__(http)
         self._media_url = media_url
-        self._on_credentials_changed = on_credentials_changed
+        self._store = CredentialStore(credential_cache, on_credentials_changed)
         self._graph_version = graph_version
-        self._cache = credential_cache
         self._clock = clock
         self._polling = Polling(sleep, poll_interval, processing_timeout)
 
@@ -99,9 +99,8 @@ class InstagramAdapter(HttpAdapter):
         return InstagramSession(
             self._http,
             channel,
+            self._store,
             graph_version=self._graph_version,
-            cache=self._cache,
-            on_credentials_changed=self._on_credentials_changed,
             clock=lambda: self._clock().timestamp(),
         )
 
@@ -187,8 +186,7 @@ class InstagramAdapter(HttpAdapter):
             session = self._session(channel)
             await session.get("me", "checking the token", {"fields": "user_id,username"})
         except ProviderError as error:
-            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
-            return HealthResult(state, error.message)
+            return HealthResult.failed(error)
         expires_at = session.expires_at()
         now = self._clock().timestamp()
         if expires_at is not None and expires_at - now < EXPIRY_WARNING_SECONDS:
