@@ -4,7 +4,7 @@ channel health check need from a social network, and how its failures are descri
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -45,6 +45,21 @@ class ProviderError(Exception):
         self.message = message
         self.retryable = ERROR_CODES[code] if retryable is None else retryable
         self.retry_after = retry_after
+
+
+# What a refusal's message names as refused: (error code, what, words naming it).
+RefusedParts = Iterable[tuple[str, str, Iterable[str]]]
+
+
+def refused_part(provider: str, detail: str, parts: RefusedParts) -> ProviderError | None:
+    """A refusal for what its message names: the first of `parts` one of whose words `detail`
+    contains, as "{provider} refused {what}: {detail}" with its error code; None when the
+    message names none of them. `detail` must already be safe (`http.safe_detail`)."""
+    lowered = detail.lower()
+    for code, what, words in parts:
+        if any(word in lowered for word in words):
+            return ProviderError(code, f"{provider} refused {what}: {detail}")
+    return None
 
 
 @dataclass(frozen=True)
