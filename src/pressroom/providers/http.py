@@ -133,16 +133,22 @@ class HttpAdapter:
 class RefreshingAdapter(HttpAdapter):
     """An HttpAdapter whose channels' tokens are renewed while it works: the new credentials go
     to `_credential_store`, that is to this process's `credential_cache` and to the caller's
-    `on_credentials_changed` (see credentials.py)."""
+    `on_credentials_changed` (see credentials.py). `clock` tells the time of its results and,
+    in Unix seconds (`_unix_time`), the time its sessions compare token expiries with."""
 
     def __init__(
         self,
         http: httpx.AsyncClient | None,
         credential_cache: CredentialCache,
         on_credentials_changed: CredentialsChanged | None,
+        clock: Callable[[], datetime],
     ) -> None:
         super().__init__(http)
         self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
+        self._clock = clock
+
+    def _unix_time(self) -> float:
+        return self._clock().timestamp()
 
 
 async def provider_request(

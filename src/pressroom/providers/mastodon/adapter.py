@@ -59,6 +59,7 @@ from pressroom.providers.adapter import (
     PublishResult,
     Revocation,
     counter_metrics,
+    probed_health,
     refused_part,
 )
 from pressroom.providers.http import (
@@ -357,13 +358,11 @@ class MastodonAdapter(HttpAdapter):
         return counter_metrics(status, METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
-        try:
-            await self._api(channel).call(
+        return await probed_health(
+            lambda: self._api(channel).call(
                 "GET", "/api/v1/accounts/verify_credentials", "checking the token"
             )
-        except ProviderError as error:
-            return HealthResult.failed(error)
-        return HealthResult("healthy")
+        )
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """Revoke the access token with the app that obtained it (`POST /oauth/revoke`); the

@@ -36,13 +36,8 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
 )
-from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
-    CredentialCache,
-    CredentialsChanged,
-    CredentialStore,
-)
-from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
+from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
+from pressroom.providers.http import Polling, PublicMediaUrl, RefreshingAdapter, Sleep
 from pressroom.providers.threads.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -58,7 +53,7 @@ EXPIRY_WARNING = 7 * DAY
 INSIGHTS = "views,likes,replies,reposts,quotes,shares"
 
 
-class ThreadsAdapter(HttpAdapter):
+class ThreadsAdapter(RefreshingAdapter):
     """Publishes as the Threads account whose long-lived token the channel holds."""
 
     provider = "threads"
@@ -76,17 +71,13 @@ class ThreadsAdapter(HttpAdapter):
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
     ) -> None:
-        super().__init__(http)
+        super().__init__(http, credential_cache, on_credentials_changed, clock)
         self._media_url = media_url
-        self._store = CredentialStore(credential_cache, on_credentials_changed)
         self._progress = progress
-        self._clock = clock
         self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> ThreadsSession:
-        return ThreadsSession(
-            self._http, channel, self._store, clock=lambda: self._clock().timestamp()
-        )
+        return ThreadsSession(self._http, channel, self._credential_store, clock=self._unix_time)
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         steps = plan_steps(request)
