@@ -24,7 +24,7 @@ from pressroom.config import Settings
 from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext, ProviderError
 from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.http import response_json, transport_failure
+from pressroom.providers.http import provider_request, response_json
 from pressroom.providers.instagram.errors import PROVIDER, classify
 from pressroom.providers.instagram.tokens import refresh_token
 
@@ -107,16 +107,16 @@ class InstagramSession:
         data: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         await self.keep_fresh()
-        try:
-            return await self._http.request(
-                method,
-                graph_url(self._version, path),
-                params=params,
-                data=data,
-                headers={"Authorization": f"Bearer {self.token}"},
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+        return await provider_request(
+            self._http,
+            method,
+            graph_url(self._version, path),
+            provider=PROVIDER,
+            action=action,
+            bearer=self.token,
+            params=params,
+            data=data,
+        )
 
     async def keep_fresh(self) -> None:
         """Refresh the token when it is due (once per session); raise `auth_expired` for a
