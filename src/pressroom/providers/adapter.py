@@ -4,7 +4,7 @@ channel health check need from a social network, and how its failures are descri
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -45,6 +45,21 @@ class ProviderError(Exception):
         self.message = message
         self.retryable = ERROR_CODES[code] if retryable is None else retryable
         self.retry_after = retry_after
+
+
+# What a refusal's message names as refused: (error code, what, words naming it).
+RefusedParts = Iterable[tuple[str, str, Iterable[str]]]
+
+
+def refused_part(provider: str, detail: str, parts: RefusedParts) -> ProviderError | None:
+    """A refusal for what its message names: the first of `parts` one of whose words `detail`
+    contains, as "{provider} refused {what}: {detail}" with its error code; None when the
+    message names none of them. `detail` must already be safe (`http.safe_detail`)."""
+    lowered = detail.lower()
+    for code, what, words in parts:
+        if any(word in lowered for word in words):
+            return ProviderError(code, f"{provider} refused {what}: {detail}")
+    return None
 
 
 @dataclass(frozen=True)
@@ -123,6 +138,16 @@ class HealthResult:
         return cls(state, error.message)
 
 
+async def probed_health(probe: Callable[[], Awaitable[object]]) -> HealthResult:
+    """The health of a channel whose check is one call (`probe`): healthy once it answers,
+    else what its ProviderError says (`HealthResult.failed`)."""
+    try:
+        await probe()
+    except ProviderError as error:
+        return HealthResult.failed(error)
+    return HealthResult("healthy")
+
+
 class ProviderAdapter(Protocol):
     """One implementation per network (and the sandbox simulator)."""
 
@@ -187,6 +212,18 @@ def counter_metrics(
     return {
         key: sum(_counter(counters.get(name)) for name in names) for key, names in fields.items()
     }
+
+
+def shown_metrics(
+    counters: object, fields: Mapping[str, Sequence[str]], provider: str, post: str
+) -> dict[str, int]:
+    """`counter_metrics` of the counters a network shows for `post` ("video 123"), or
+    `not_found` when it shows none: the post was deleted or is hidden."""
+    if not isinstance(counters, dict):
+        raise ProviderError(
+            "not_found", f"{provider} no longer shows {post}; it may have been deleted."
+        )
+    return counter_metrics(counters, fields)
 
 
 def _counter(value: object) -> int:

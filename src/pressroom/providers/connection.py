@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 import httpx
 
 from pressroom.config import Settings
+from pressroom.providers.adapter import ProviderError
 
 # Providers whose deployment app comes from PRESSROOM_{PROVIDER}_CLIENT_ID and _CLIENT_SECRET.
 APP_PROVIDERS = (
@@ -133,6 +134,15 @@ class CodeFlowConnector:
             **dict(self.authorize_extra),
         }
         return AuthorizationStart(f"{self.authorization_endpoint(app)}?{urlencode(query)}")
+
+
+def operator_token(token: str, needed: str) -> str:
+    """The token an operator gave `from_token`, without surrounding blanks; `invalid_request`
+    saying `needed` when it is empty."""
+    token = token.strip()
+    if not token:
+        raise ProviderError("invalid_request", needed)
+    return token
 
 
 def missing_app_settings(settings: Settings, provider: str) -> list[str]:

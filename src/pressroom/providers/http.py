@@ -3,8 +3,9 @@
 One client shape (timeouts sized for media uploads, no redirects followed, a plain user agent)
 and the adapter base that owns it, one way to send a request to a provider, one way to read a
 provider's rate-limit headers, one translation of transport failures and of HTTP statuses into
-`ProviderError`, a scrubber that keeps tokens out of error messages, and a streaming multipart
-body so that a 100 MB video is never held in memory to be uploaded.
+`ProviderError`, a scrubber that keeps tokens out of error messages, the budget that bounds a
+publish's polling, and a streaming multipart body so that a 100 MB video is never held in
+memory to be uploaded.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +28,7 @@ from pressroom.kit.logs import scrub
 from pressroom.kit.outbound.api import DEFAULT_TIMEOUT, USER_AGENT, tls_context
 from pressroom.kit.outbound.transport import RefusedDestination
 from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.credentials import CredentialCache, CredentialsChanged, CredentialStore
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -56,6 +58,24 @@ class Polling:
     sleep: Sleep
     interval: float
     budget: float
+
+
+@dataclass
+class PollBudget:
+    """The waiting one publish may still do under its `polling` (every poll of the publish
+    shares it)."""
+
+    polling: Polling
+    spent: float = field(default=0.0)
+
+    async def wait(self) -> bool:
+        """Sleep one interval if the budget allows it; False when it is spent."""
+        interval = self.polling.interval
+        if self.spent + interval > self.polling.budget:
+            return False
+        await self.polling.sleep(interval)
+        self.spent += interval
+        return True
 
 
 # Provider error text quoted in our messages is cut here: enough to act on, never a dump.
@@ -108,6 +128,27 @@ class HttpAdapter:
     async def aclose(self) -> None:
         if self._owns_http:
             await self._http.aclose()
+
+
+class RefreshingAdapter(HttpAdapter):
+    """An HttpAdapter whose channels' tokens are renewed while it works: the new credentials go
+    to `_credential_store`, that is to this process's `credential_cache` and to the caller's
+    `on_credentials_changed` (see credentials.py). `clock` tells the time of its results and,
+    in Unix seconds (`_unix_time`), the time its sessions compare token expiries with."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient | None,
+        credential_cache: CredentialCache,
+        on_credentials_changed: CredentialsChanged | None,
+        clock: Callable[[], datetime],
+    ) -> None:
+        super().__init__(http)
+        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
+        self._clock = clock
+
+    def _unix_time(self) -> float:
+        return self._clock().timestamp()
 
 
 async def provider_request(
@@ -403,6 +444,18 @@ async def read_all(chunks: AsyncIterable[bytes], *, limit: int) -> bytes:
                 "media_rejected", f"The media file is larger than {limit} bytes allowed here."
             )
     return bytes(data)
+
+
+async def public_link(media_url: PublicMediaUrl | None, item: MediaItem, fetcher: str) -> str:
+    """`item`'s signed public link, for a network that fetches media from one; `fetcher` says
+    what it fetches ("Pinterest fetches images") when this process cannot make such links."""
+    if media_url is None:
+        raise ProviderError(
+            "invalid_request",
+            f"{fetcher} from a public link, and public media links are unavailable in this "
+            "process (configure public media links to publish media).",
+        )
+    return await media_url(item)
 
 
 def media_filename(item: MediaItem) -> str:

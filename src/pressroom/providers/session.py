@@ -7,7 +7,8 @@ token, Bluesky its XRPC session; Mastodon tokens do not expire). Each network's 
 where a path goes, which token to send, how to read an error and how to renew.
 
 `RefreshingSession` is the OAuth flavour shared by X, YouTube, LinkedIn, Pinterest and TikTok:
-an access token with an expiry and a refresh token to renew it with.
+an access token with an expiry and a refresh token to renew it with. `OAuthAdapter` is the
+adapter base that opens one per call (X, YouTube and TikTok).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import httpx
 
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.http import provider_request, response_json
+from pressroom.providers.credentials import CredentialCache, CredentialsChanged, CredentialStore
+from pressroom.providers.http import RefreshingAdapter, provider_request, response_json
 
 # A request body is rebuilt for every send: a request sent again re-reads the media.
 BodyFactory = Callable[[], Any]
@@ -228,3 +230,30 @@ class RefreshingSession(BearerSession, Generic[AppT]):
             raise self.cannot_refresh()
         self._refreshed_this_call = True
         return {**newest, **await renew(str(newest.get("refreshToken") or ""))}
+
+
+SessionT = TypeVar("SessionT", bound=RefreshingSession[Any])
+
+
+class OAuthAdapter(RefreshingAdapter, Generic[AppT, SessionT]):
+    """An adapter whose channels hold OAuth tokens that the deployment's `app` refreshes: each
+    call opens a `session_type` session for its channel (without an app, an expired token is
+    `auth_expired`)."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient | None,
+        app: AppT | None,
+        session_type: type[SessionT],
+        credential_cache: CredentialCache,
+        on_credentials_changed: CredentialsChanged | None,
+        clock: Callable[[], datetime],
+    ) -> None:
+        super().__init__(http, credential_cache, on_credentials_changed, clock)
+        self._app = app
+        self._session_type = session_type
+
+    def _session(self, channel: ChannelContext) -> SessionT:
+        return self._session_type(
+            self._http, self._app, channel, self._credential_store, clock=self._unix_time
+        )

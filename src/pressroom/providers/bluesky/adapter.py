@@ -43,7 +43,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
-    counter_metrics,
+    shown_metrics,
 )
 from pressroom.providers.bluesky.facets import build_facets
 from pressroom.providers.bluesky.media import MediaDimensions, build_embed
@@ -73,8 +73,8 @@ from pressroom.providers.credentials import (
     CredentialStore,
 )
 from pressroom.providers.http import (
-    HttpAdapter,
     MediaReader,
+    RefreshingAdapter,
     given_or_own_client,
     provider_request,
     response_json,
@@ -129,7 +129,7 @@ METRICS = {
 }
 
 
-class BlueskyAdapter(HttpAdapter):
+class BlueskyAdapter(RefreshingAdapter):
     """Publishes as the account of the channel's app-password session."""
 
     provider = "bluesky"
@@ -144,11 +144,9 @@ class BlueskyAdapter(HttpAdapter):
         credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        super().__init__(http)
+        super().__init__(http, credential_cache, on_credentials_changed, clock)
         self._read_media = read_media
         self._media_dimensions = media_dimensions
-        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
-        self._clock = clock
 
     def _session(self, channel: ChannelContext) -> BlueskySession:
         return BlueskySession(self._http, channel, self._credential_store)
@@ -299,12 +297,7 @@ class BlueskyAdapter(HttpAdapter):
         )
         posts = body.get("posts")
         view = posts[0] if isinstance(posts, list) and posts else None
-        if not isinstance(view, dict):
-            raise ProviderError(
-                "not_found",
-                f"Bluesky no longer shows {provider_post_id}; it may have been deleted.",
-            )
-        return counter_metrics(view, METRICS)
+        return shown_metrics(view, METRICS, "Bluesky", provider_post_id)
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """End the channel's session (`com.atproto.server.deleteSession` with the refresh JWT,

@@ -45,13 +45,9 @@ from pressroom.providers.facebook.comments import post_first_comment
 from pressroom.providers.facebook.metrics import post_metrics
 from pressroom.providers.facebook.page import DEFAULT_GRAPH_VERSION, PROVIDER, PageApi
 from pressroom.providers.facebook.recovery import find_published
-from pressroom.providers.facebook.videos import (
-    DEFAULT_POLL_BUDGET,
-    DEFAULT_POLL_INTERVAL,
-    PollBudget,
-)
+from pressroom.providers.facebook.videos import DEFAULT_POLL_BUDGET, DEFAULT_POLL_INTERVAL
 from pressroom.providers.graph import GraphClient
-from pressroom.providers.http import Polling, PublicMediaUrl, Sleep
+from pressroom.providers.http import PollBudget, Polling, PublicMediaUrl, Sleep, public_link
 from pressroom.providers.options import alt_texts, first_comment
 
 log = logging.getLogger(__name__)
@@ -173,13 +169,7 @@ class FacebookAdapter:
         return media[0]
 
     async def _url(self, item: MediaItem) -> str:
-        if self._media_url is None:
-            raise ProviderError(
-                "invalid_request",
-                "Facebook fetches media from a public link, and public media links are "
-                "unavailable in this process (configure public media links to publish media).",
-            )
-        return await self._media_url(item)
+        return await public_link(self._media_url, item, "Facebook fetches media")
 
     async def _comment(
         self, api: PageApi, published: Published, comment: str, request: PublishRequest
@@ -225,8 +215,7 @@ class FacebookAdapter:
                 return HealthResult("reconnect_required", expiring)
             await api.get(api.page_id, "checking the Page token", {"fields": "id,name"})
         except ProviderError as error:
-            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
-            return HealthResult(state, error.message)
+            return HealthResult.failed(error)
         return HealthResult("healthy")
 
     def _expiry_warning(self, api: PageApi) -> str | None:

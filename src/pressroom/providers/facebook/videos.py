@@ -25,12 +25,11 @@ out is returned as published (Facebook completes it on its side); one that fails
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook.page import PageApi, required_value
-from pressroom.providers.http import Polling, safe_detail
+from pressroom.providers.http import PollBudget, safe_detail
 
 # Between status checks, and in all for one publish (the default lease is 60 seconds).
 DEFAULT_POLL_INTERVAL = 3.0
@@ -38,23 +37,6 @@ DEFAULT_POLL_BUDGET = 30.0
 _DONE = frozenset({"complete", "completed"})
 
 Goal = Literal["uploaded", "published", "ready"]
-
-
-@dataclass
-class PollBudget:
-    """The waiting one publish may still do under its `polling`."""
-
-    polling: Polling
-    spent: float = field(default=0.0)
-
-    async def wait(self) -> bool:
-        """Sleep one interval if the budget allows it; False when it is spent."""
-        interval = self.polling.interval
-        if self.spent + interval > self.polling.budget:
-            return False
-        await self.polling.sleep(interval)
-        self.spent += interval
-        return True
 
 
 async def wait_for_video(api: PageApi, video_id: str, goal: Goal, budget: PollBudget) -> bool:

@@ -37,12 +37,8 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
 )
-from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
-    CredentialCache,
-    CredentialsChanged,
-)
-from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
+from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
+from pressroom.providers.http import Polling, PublicMediaUrl, RefreshingAdapter, Sleep
 from pressroom.providers.instagram.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -68,7 +64,7 @@ _KINDS = frozenset({"post", "carousel", "reel", "story"})
 logger = logging.getLogger(__name__)
 
 
-class InstagramAdapter(HttpAdapter):
+class InstagramAdapter(RefreshingAdapter):
     """Publishes as the professional account whose long-lived Instagram User token the channel
     holds."""
 
@@ -87,22 +83,18 @@ class InstagramAdapter(HttpAdapter):
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
     ) -> None:
-        super().__init__(http)
+        super().__init__(http, credential_cache, on_credentials_changed, clock)
         self._media_url = media_url
-        self._on_credentials_changed = on_credentials_changed
         self._graph_version = graph_version
-        self._cache = credential_cache
-        self._clock = clock
         self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> InstagramSession:
         return InstagramSession(
             self._http,
             channel,
+            self._credential_store,
             graph_version=self._graph_version,
-            cache=self._cache,
-            on_credentials_changed=self._on_credentials_changed,
-            clock=lambda: self._clock().timestamp(),
+            clock=self._unix_time,
         )
 
     async def publish(self, request: PublishRequest) -> PublishResult:
@@ -187,10 +179,9 @@ class InstagramAdapter(HttpAdapter):
             session = self._session(channel)
             await session.get("me", "checking the token", {"fields": "user_id,username"})
         except ProviderError as error:
-            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
-            return HealthResult(state, error.message)
+            return HealthResult.failed(error)
         expires_at = session.expires_at()
-        now = self._clock().timestamp()
+        now = self._unix_time()
         if expires_at is not None and expires_at - now < EXPIRY_WARNING_SECONDS:
             refusal = session.refresh_refusal
             why = f": {refusal.message}" if refusal is not None else ""

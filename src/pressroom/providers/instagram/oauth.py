@@ -27,10 +27,7 @@ from typing import Any
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import (
-    ConnectedAccount,
-    OAuthApp,
-)
+from pressroom.providers.connection import ConnectedAccount, OAuthApp, operator_token
 from pressroom.providers.graph import GraphConnector
 from pressroom.providers.http import response_json, transport_failure
 from pressroom.providers.instagram.errors import PROVIDER, classify
@@ -79,9 +76,7 @@ class InstagramConnector(GraphConnector):
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
-        token = token.strip()
-        if not token:
-            raise ProviderError("invalid_request", "An Instagram User access token is needed.")
+        token = operator_token(token, "An Instagram User access token is needed.")
         # Read the account first: a token Instagram refuses stores nothing.
         user_id, username = await read_account(http, self.version(app), token)
         try:

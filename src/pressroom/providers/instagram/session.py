@@ -23,12 +23,8 @@ import httpx
 from pressroom.config import Settings
 from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import (
-    CredentialCache,
-    CredentialsChanged,
-    report_credentials,
-)
-from pressroom.providers.http import response_json, transport_failure
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import provider_request, response_json
 from pressroom.providers.instagram.errors import PROVIDER, classify
 from pressroom.providers.instagram.tokens import refresh_token
 
@@ -51,20 +47,18 @@ class InstagramSession:
         self,
         http: httpx.AsyncClient,
         channel: ChannelContext,
+        store: CredentialStore,
         *,
         graph_version: str,
-        cache: CredentialCache,
-        on_credentials_changed: CredentialsChanged | None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._http = http
         self._channel = channel
+        self._store = store
         self._version = graph_version
-        self._cache = cache
-        self._on_changed = on_credentials_changed
         self._clock = clock
         # The access token is also what a refresh spends: the cache is keyed on it.
-        self.credentials: dict[str, Any] = cache.current(channel, "accessToken")
+        self.credentials: dict[str, Any] = store.current(channel, "accessToken")
         self.refresh_refusal: ProviderError | None = None
         self._checked = False
         token = self.credentials.get("accessToken")
@@ -113,16 +107,16 @@ class InstagramSession:
         data: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         await self.keep_fresh()
-        try:
-            return await self._http.request(
-                method,
-                graph_url(self._version, path),
-                params=params,
-                data=data,
-                headers={"Authorization": f"Bearer {self.token}"},
-            )
-        except httpx.HTTPError as exc:
-            raise transport_failure(exc, PROVIDER, action) from None
+        return await provider_request(
+            self._http,
+            method,
+            graph_url(self._version, path),
+            provider=PROVIDER,
+            action=action,
+            bearer=self.token,
+            params=params,
+            data=data,
+        )
 
     async def keep_fresh(self) -> None:
         """Refresh the token when it is due (once per session); raise `auth_expired` for a
@@ -146,26 +140,22 @@ class InstagramSession:
         await self._refresh()
 
     async def _refresh(self) -> None:
-        used = self.token
-        async with self._cache.lock(self._channel):
-            latest = self._cache.current(self._channel, "accessToken")
-            if latest.get("accessToken") != used:
-                # Another call of this process refreshed while this one waited.
-                self.credentials = latest
-                return
-            try:
-                fresh = await refresh_token(self._http, used, clock=self._clock)
-            except ProviderError as error:
-                if error.code == "auth_expired":
-                    raise
-                # The token still works until its expiry; the next call tries again.
-                self.refresh_refusal = error
-                logger.warning(
-                    "instagram token refresh failed",
-                    extra={"channel_id": str(self._channel.id), "code": error.code},
-                )
-                return
-            updated = {**self.credentials, **fresh.as_credentials()}
-            self.credentials = updated
-            self._cache.remember(self._channel, used, updated)
-            await report_credentials(self._on_changed, self._channel, updated)
+        try:
+            self.credentials = await self._store.renew(
+                self._channel, self.token, self._refreshed, rotation_key="accessToken"
+            )
+        except ProviderError as error:
+            if error.code == "auth_expired":
+                raise
+            # The token still works until its expiry; the next call tries again.
+            self.refresh_refusal = error
+            logger.warning(
+                "instagram token refresh failed",
+                extra={"channel_id": str(self._channel.id), "code": error.code},
+            )
+
+    async def _refreshed(self, newest: dict[str, Any]) -> dict[str, Any]:
+        """`newest` with its token refreshed (another call of this process may have refreshed
+        it while this one waited: `CredentialStore.renew` then returns that one instead)."""
+        fresh = await refresh_token(self._http, str(newest["accessToken"]), clock=self._clock)
+        return {**newest, **fresh.as_credentials()}

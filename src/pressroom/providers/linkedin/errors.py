@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import ProviderError, refused_part
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -37,8 +37,15 @@ VERSION_SETTING = "PRESSROOM_LINKEDIN_VERSION"
 RETIRED_VERSIONS: set[str] = set()
 
 _DUPLICATE = re.compile(r"duplicate of (urn:li:(?:share|ugcPost):\d+)", re.IGNORECASE)
-_TEXT_WORDS = ("commentary", "text", "little")
-_MEDIA_WORDS = ("image", "video", "media", "document", "multiimage", "upload")
+# What a 400 or 422 refused, by the words of its message (the media first).
+_REFUSED_PARTS = (
+    (
+        "media_rejected",
+        "the media",
+        ("image", "video", "media", "document", "multiimage", "upload"),
+    ),
+    ("text_rejected", "the text", ("commentary", "text", "little")),
+)
 
 
 def error_detail(response: httpx.Response, secrets: tuple[str | None, ...]) -> str:
@@ -95,15 +102,11 @@ def classify(
         )
     if status == 401:
         return token_rejected(PROVIDER, action, detail)
-    lowered = detail.lower()
-    if status == 422 and "duplicate" in lowered:
+    if status == 422 and "duplicate" in detail.lower():
         return ProviderError(
             "duplicate_content",
             f"LinkedIn refused the post as a duplicate of one already published ({detail}). "
             "Change the text to post it again.",
         )
-    if status in (400, 422) and any(word in lowered for word in _MEDIA_WORDS):
-        return ProviderError("media_rejected", f"LinkedIn refused the media: {detail}")
-    if status in (400, 422) and any(word in lowered for word in _TEXT_WORDS):
-        return ProviderError("text_rejected", f"LinkedIn refused the text: {detail}")
-    return status_failure(response, PROVIDER, action, detail)
+    refused = refused_part(PROVIDER, detail, _REFUSED_PARTS) if status in (400, 422) else None
+    return refused or status_failure(response, PROVIDER, action, detail)

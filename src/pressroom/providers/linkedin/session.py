@@ -23,7 +23,7 @@ from pressroom.providers.adapter import ChannelContext, ProviderError
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.linkedin.errors import PROVIDER, classify
-from pressroom.providers.linkedin.tokens import refresh_credentials
+from pressroom.providers.linkedin.tokens import TOKEN_ENDPOINT
 from pressroom.providers.session import RefreshingSession, Renewal
 
 API = "https://api.linkedin.com"
@@ -89,7 +89,7 @@ class LinkedInSession(RefreshingSession[OAuthApp]):
             return None
 
         async def renew(refresh_token: str) -> dict[str, Any]:
-            return await refresh_credentials(self._http, app, refresh_token, clock=self._clock)
+            return await TOKEN_ENDPOINT.refresh_grant(self._http, app, refresh_token, self._clock)
 
         return renew
 

@@ -10,27 +10,8 @@ apps approved for programmatic refresh tokens `refresh_token` and `refresh_token
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any
-
-import httpx
-
-from pressroom.providers.connection import OAuthApp
 from pressroom.providers.linkedin.errors import PROVIDER
 from pressroom.providers.token_endpoint import TokenEndpoint
 
 TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
-
-
 TOKEN_ENDPOINT = TokenEndpoint(TOKEN_URL, PROVIDER, PROVIDER)
-
-
-async def refresh_credentials(
-    http: httpx.AsyncClient,
-    app: OAuthApp,
-    refresh_token: str,
-    *,
-    clock: Callable[[], float] = time.time,
-) -> dict[str, Any]:
-    return await TOKEN_ENDPOINT.refresh_grant(http, app, refresh_token, clock)

@@ -59,6 +59,8 @@ from pressroom.providers.adapter import (
     PublishResult,
     Revocation,
     counter_metrics,
+    probed_health,
+    refused_part,
 )
 from pressroom.providers.http import (
     FilePart,
@@ -83,6 +85,11 @@ POLL_DELAYS = (1.0, 2.0, 3.0)
 POLL_MAX_DELAY = 5.0
 DEFAULT_MEDIA_POLL_TIMEOUT = 300.0
 _VISIBILITIES = frozenset({"public", "unlisted", "private", "direct"})
+# What a refused status (422) names, by the words of its message (the text first).
+_REFUSED_PARTS = (
+    ("text_rejected", "the text", ("character limit", "text")),
+    ("media_rejected", "the media", ("media", "attachment")),
+)
 METRICS = {
     "likes": ("favourites_count",),
     "shares": ("reblogs_count",),
@@ -351,13 +358,11 @@ class MastodonAdapter(HttpAdapter):
         return counter_metrics(status, METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
-        try:
-            await self._api(channel).call(
+        return await probed_health(
+            lambda: self._api(channel).call(
                 "GET", "/api/v1/accounts/verify_credentials", "checking the token"
             )
-        except ProviderError as error:
-            return HealthResult.failed(error)
-        return HealthResult("healthy")
+        )
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """Revoke the access token with the app that obtained it (`POST /oauth/revoke`); the
@@ -393,12 +398,9 @@ def _status_failure(api: _Api, response: httpx.Response, action: str) -> Provide
     """A refused status: 422 names the invalid part ("Validation failed: Text character limit
     of 500 exceeded", "... Media attachments ...")."""
     if response.status_code == 422:
-        detail = api.detail(response)
-        lowered = detail.lower()
-        if "character limit" in lowered or "text" in lowered:
-            return ProviderError("text_rejected", f"Mastodon refused the text: {detail}")
-        if "media" in lowered or "attachment" in lowered:
-            return ProviderError("media_rejected", f"Mastodon refused the media: {detail}")
+        refused = refused_part(PROVIDER, api.detail(response), _REFUSED_PARTS)
+        if refused is not None:
+            return refused
     return api.classify(response, action)
 
 

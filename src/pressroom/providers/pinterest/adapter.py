@@ -35,7 +35,7 @@ from pressroom.providers.credentials import (
     CredentialsChanged,
     CredentialStore,
 )
-from pressroom.providers.http import MediaReader, Polling, PublicMediaUrl, Sleep
+from pressroom.providers.http import MediaReader, Polling, PublicMediaUrl, Sleep, public_link
 from pressroom.providers.pinterest import pins
 from pressroom.providers.pinterest.api import PinterestSession
 from pressroom.providers.pinterest.metrics import pin_metrics
@@ -127,13 +127,7 @@ class PinterestAdapter:
         return {"source_type": "image_url", "url": await self._url(item)}
 
     async def _url(self, item: MediaItem) -> str:
-        if self._media_url is None:
-            raise ProviderError(
-                "invalid_request",
-                "Pinterest fetches images from a public link, and public media links are "
-                "unavailable in this process (configure public media links to publish media).",
-            )
-        return await self._media_url(item)
+        return await public_link(self._media_url, item, "Pinterest fetches images")
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         """`DELETE /v5/pins/{pin_id}`; a pin already gone counts as deleted."""

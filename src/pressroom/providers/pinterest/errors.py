@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import ProviderError, refused_part
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -23,8 +23,15 @@ from pressroom.providers.http import (
 PROVIDER = "Pinterest"
 # Pinterest's error code for "Authentication failed" (also sent with other statuses).
 AUTH_FAILED = 2
-_MEDIA_WORDS = ("media", "image", "video", "url")
-_TEXT_WORDS = ("title", "description", "alt_text", "alt text", "link", "note")
+# What a 400 refused, by the words of its message (the media first).
+_REFUSED_PARTS = (
+    ("media_rejected", "the media", ("media", "image", "video", "url")),
+    (
+        "text_rejected",
+        "the pin's text",
+        ("title", "description", "alt_text", "alt text", "link", "note"),
+    ),
+)
 
 
 def error_message(response: httpx.Response, secrets: tuple[str | None, ...] = ()) -> str:
@@ -45,10 +52,5 @@ def classify(
         return rate_limited(PROVIDER, action, response.headers, detail)
     if status == 401 or code == AUTH_FAILED:
         return token_rejected(PROVIDER, action, detail, unsaid="authentication failed")
-    if status == 400:
-        lowered = detail.lower()
-        if any(word in lowered for word in _MEDIA_WORDS):
-            return ProviderError("media_rejected", f"Pinterest refused the media: {detail}")
-        if any(word in lowered for word in _TEXT_WORDS):
-            return ProviderError("text_rejected", f"Pinterest refused the pin's text: {detail}")
-    return status_failure(response, PROVIDER, action, detail)
+    refused = refused_part(PROVIDER, detail, _REFUSED_PARTS) if status == 400 else None
+    return refused or status_failure(response, PROVIDER, action, detail)

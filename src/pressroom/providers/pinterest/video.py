@@ -19,6 +19,7 @@ from pressroom.providers.adapter import MediaItem, ProviderError
 from pressroom.providers.http import (
     FilePart,
     MediaReader,
+    PollBudget,
     Polling,
     media_filename,
     multipart_body,
@@ -85,7 +86,7 @@ async def _send_file(
 
 
 async def _wait_processed(session: PinterestSession, media_id: str, polling: Polling) -> None:
-    waited = 0.0
+    budget = PollBudget(polling)
     while True:
         body = await session.call("GET", f"/media/{media_id}", "checking the video's processing")
         status = body.get("status")
@@ -95,11 +96,9 @@ async def _wait_processed(session: PinterestSession, media_id: str, polling: Pol
             said = safe_detail(body.get("failure_reason") or "", session.secrets())
             reason = f": {said}" if said else ""
             raise ProviderError("media_rejected", f"Pinterest could not process the video{reason}.")
-        if waited + polling.interval > polling.budget:
+        if not await budget.wait():
             raise ProviderError(
                 "timeout",
                 f"Pinterest was still processing the video after {polling.budget:g} seconds; "
                 "nothing was published, and it will be retried.",
             )
-        await polling.sleep(polling.interval)
-        waited += polling.interval

@@ -37,7 +37,7 @@ from pressroom.providers.adapter import (
     PublishResult,
 )
 from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
-from pressroom.providers.http import HttpAdapter, Polling, PublicMediaUrl, Sleep
+from pressroom.providers.http import Polling, PublicMediaUrl, RefreshingAdapter, Sleep
 from pressroom.providers.threads.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -53,7 +53,7 @@ EXPIRY_WARNING = 7 * DAY
 INSIGHTS = "views,likes,replies,reposts,quotes,shares"
 
 
-class ThreadsAdapter(HttpAdapter):
+class ThreadsAdapter(RefreshingAdapter):
     """Publishes as the Threads account whose long-lived token the channel holds."""
 
     provider = "threads"
@@ -71,22 +71,13 @@ class ThreadsAdapter(HttpAdapter):
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
     ) -> None:
+        super().__init__(http, credential_cache, on_credentials_changed, clock)
         self._media_url = media_url
-        self._on_credentials_changed = on_credentials_changed
-        super().__init__(http)
-        self._cache = credential_cache
         self._progress = progress
-        self._clock = clock
         self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> ThreadsSession:
-        return ThreadsSession(
-            self._http,
-            channel,
-            cache=self._cache,
-            on_credentials_changed=self._on_credentials_changed,
-            clock=lambda: self._clock().timestamp(),
-        )
+        return ThreadsSession(self._http, channel, self._credential_store, clock=self._unix_time)
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         steps = plan_steps(request)
@@ -154,8 +145,7 @@ class ThreadsAdapter(HttpAdapter):
             refusal = await session.ensure_fresh()
             await session.call("GET", "/me", "checking the token", params={"fields": "id"})
         except ProviderError as error:
-            state = "reconnect_required" if error.code == "auth_expired" else "degraded"
-            return HealthResult(state, error.message)
+            return HealthResult.failed(error)
         expires_at = session.expires_at
         if refusal is None or expires_at is None:
             return HealthResult("healthy")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import httpx
 
-from pressroom.providers.http import response_json, transport_failure
+from pressroom.providers.http import provider_request, response_json
 from pressroom.providers.threads.errors import PROVIDER, classify
 
 GRAPH = "https://graph.threads.net"
@@ -31,10 +31,9 @@ async def send(
     data: Mapping[str, str] | None = None,
 ) -> httpx.Response:
     """The answer to one request, whatever its status; raises only when none came."""
-    try:
-        return await http.request(method, url, params=params, data=data)
-    except httpx.HTTPError as exc:
-        raise transport_failure(exc, PROVIDER, action) from None
+    return await provider_request(
+        http, method, url, provider=PROVIDER, action=action, params=params, data=data
+    )
 
 
 def answer_json(

@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import Polling, PublicMediaUrl, response_json
+from pressroom.providers.http import PollBudget, Polling, PublicMediaUrl, response_json
 from pressroom.providers.threads.session import ThreadsSession
 
 DEFAULT_POLL_INTERVAL = 5.0
@@ -77,9 +77,8 @@ class Containers:
         """`polling.budget` bounds the seconds this attempt waits for processing in all."""
         self._session = session
         self._media_url = media_url
-        self._polling = polling
-        # Seconds this attempt has spent waiting for Threads to process its containers.
-        self._waited = 0.0
+        # The waiting this attempt may still do for Threads to process its containers.
+        self._budget = PollBudget(polling)
 
     async def create(self, step: Step, parent_id: str | None, items: list[str]) -> str:
         """The container of `step` (a reply to `parent_id` when given). A carousel's items are
@@ -127,14 +126,13 @@ class Containers:
                 raise ProviderError(
                     "media_rejected", f"Threads could not process {label}: {reason or 'ERROR'}"
                 )
-            if self._waited + self._polling.interval > self._polling.budget:
+            if not await self._budget.wait():
                 raise ProviderError(
                     "provider_unavailable",
-                    f"Threads was still processing {label} after {math.ceil(self._waited)} s; "
-                    "the publish will be retried and will go on with the same container.",
+                    f"Threads was still processing {label} after "
+                    f"{math.ceil(self._budget.spent)} s; the publish will be retried and will go "
+                    "on with the same container.",
                 )
-            await self._polling.sleep(self._polling.interval)
-            self._waited += self._polling.interval
 
     async def publish(self, container_id: str, label: str) -> str:
         """Publish a finished container; the post's media id."""

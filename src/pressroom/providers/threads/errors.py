@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import ProviderError, refused_part
 from pressroom.providers.graph import AUTH_CODES, AUTH_SUBCODES, with_usage_retry_after
 from pressroom.providers.http import (
     rate_limited,
@@ -44,9 +44,15 @@ _RATE_CODES = frozenset({4, 17, 32, 341, 613})
 _TRANSIENT_CODES = frozenset({1, 2})
 _DUPLICATE_CODE = 506
 _MISSING_OBJECTS = frozenset({(100, 33), (24, 4279009)})
-# Words that say which part of the request Threads refused (its messages are English).
-_TEXT_WORDS = ("text", "character", "link", "caption")
-_MEDIA_WORDS = ("media", "image", "video", "photo", "url", "aspect", "download", "carousel")
+# What a 400 refused, by the words of its message (they are English; the text first).
+_REFUSED_PARTS = (
+    ("text_rejected", "the text", ("text", "character", "link", "caption")),
+    (
+        "media_rejected",
+        "the media",
+        ("media", "image", "video", "photo", "url", "aspect", "download", "carousel"),
+    ),
+)
 _USAGE_HEADERS = ("x-business-use-case-usage", "x-app-usage")
 
 
@@ -108,10 +114,7 @@ def classify(
         return ProviderError("duplicate_content", f"Threads refused a duplicate post{said}")
     if (code, error.subcode) in _MISSING_OBJECTS:
         return ProviderError("not_found", f"Threads found nothing while {action}{said}")
-    if response.status_code == 400 and detail:
-        lowered = detail.lower()
-        if any(word in lowered for word in _TEXT_WORDS):
-            return ProviderError("text_rejected", f"Threads refused the text{said}")
-        if any(word in lowered for word in _MEDIA_WORDS):
-            return ProviderError("media_rejected", f"Threads refused the media{said}")
-    return status_failure(response, PROVIDER, action, detail)
+    refused = (
+        refused_part(PROVIDER, detail, _REFUSED_PARTS) if response.status_code == 400 else None
+    )
+    return refused or status_failure(response, PROVIDER, action, detail)

@@ -33,6 +33,7 @@ from pressroom.providers.connection import (
     CodeFlowConnector,
     ConnectedAccount,
     OAuthApp,
+    operator_token,
 )
 from pressroom.providers.threads.api import API, GRAPH, answer_json, send
 
@@ -111,9 +112,7 @@ class ThreadsConnector(CodeFlowConnector):
     ) -> list[ConnectedAccount]:
         """An operator's long-lived token: verified by reading the account, then refreshed so
         that its expiry is known (and its 60 days start again)."""
-        token = token.strip()
-        if not token:
-            raise ProviderError("invalid_request", "A long-lived Threads access token is needed.")
+        token = operator_token(token, "A long-lived Threads access token is needed.")
         account = await read_account(http, token)
         try:
             fresh = await refresh_long_lived(http, token, self._clock)

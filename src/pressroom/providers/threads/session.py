@@ -19,11 +19,7 @@ import httpx
 
 from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import (
-    CredentialCache,
-    CredentialsChanged,
-    report_credentials,
-)
+from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.threads.api import API, answer_json, send
 from pressroom.providers.threads.errors import classify
 from pressroom.providers.threads.oauth import refresh_long_lived
@@ -43,17 +39,15 @@ class ThreadsSession:
         self,
         http: httpx.AsyncClient,
         channel: ChannelContext,
+        store: CredentialStore,
         *,
-        cache: CredentialCache,
-        on_credentials_changed: CredentialsChanged | None,
         clock: Callable[[], float],
     ) -> None:
         self._http = http
         self._channel = channel
-        self._cache = cache
-        self._on_changed = on_credentials_changed
+        self._store = store
         self.clock = clock
-        self.credentials: dict[str, Any] = cache.current(channel, "accessToken")
+        self.credentials: dict[str, Any] = store.current(channel, "accessToken")
         self._fresh = False
         if not isinstance(self.credentials.get("accessToken"), str):
             raise ProviderError(
@@ -102,8 +96,8 @@ class ThreadsSession:
 
     async def _refresh(self) -> None:
         used = self.credentials["accessToken"]
-        async with self._cache.lock(self._channel):
-            latest = self._cache.current(self._channel, "accessToken")
+        async with self._store.lock(self._channel):
+            latest = self._store.current(self._channel, "accessToken")
             if latest.get("accessToken") != used or latest.get("expiresAt") != self.expires_at:
                 # Another call of this process refreshed while this one waited.
                 self.credentials = latest
@@ -113,8 +107,7 @@ class ThreadsSession:
             if token.expires_at is not None:
                 updated["expiresAt"] = token.expires_at
             self.credentials = updated
-            self._cache.remember(self._channel, used, updated)
-            await report_credentials(self._on_changed, self._channel, updated)
+            await self._store.replace(self._channel, used, updated)
 
     async def request(
         self,

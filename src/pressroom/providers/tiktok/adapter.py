@@ -46,13 +46,9 @@ from pressroom.providers.adapter import (
     counter_metrics,
 )
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
-    CredentialCache,
-    CredentialsChanged,
-    CredentialStore,
-)
-from pressroom.providers.http import HttpAdapter, MediaReader, PublicMediaUrl, Sleep
+from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
+from pressroom.providers.http import MediaReader, PublicMediaUrl, Sleep
+from pressroom.providers.session import OAuthAdapter
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH, CreatorInfo
 from pressroom.providers.tiktok.posts import PostBuilder, post_url
 from pressroom.providers.tiktok.progress import PROCESS_PENDING, PendingPublishes
@@ -72,7 +68,7 @@ _METRICS = {
 REFRESH_WARNING_SECONDS = 7 * 86400
 
 
-class TikTokAdapter(HttpAdapter):
+class TikTokAdapter(OAuthAdapter[OAuthApp, TikTokSession]):
     """Posts as the account that authorised the channel (scope video.publish)."""
 
     provider = "tiktok"
@@ -98,11 +94,8 @@ class TikTokAdapter(HttpAdapter):
         """`app` refreshes tokens (without it, an expired token is `auth_expired`); `audited`
         lifts the SELF_ONLY restriction of unaudited apps; `pull_from_url` has TikTok fetch
         videos from signed links (their domain verified at TikTok) instead of receiving them."""
-        super().__init__(http)
-        self._app = app
-        self._store = CredentialStore(credential_cache, on_credentials_changed)
+        super().__init__(http, app, TikTokSession, credential_cache, on_credentials_changed, clock)
         self._pending = pending
-        self._clock = clock
         self._poll = StatusPoll(sleep, poll_interval, processing_timeout)
         self._builder = PostBuilder(
             http=self._http,
@@ -111,11 +104,6 @@ class TikTokAdapter(HttpAdapter):
             audited=audited,
             pull_from_url=pull_from_url,
             chunk_bytes=chunk_bytes,
-        )
-
-    def _session(self, channel: ChannelContext) -> TikTokSession:
-        return TikTokSession(
-            self._http, self._app, channel, self._store, clock=lambda: self._clock().timestamp()
         )
 
     async def publish(self, request: PublishRequest) -> PublishResult:
@@ -190,7 +178,7 @@ class TikTokAdapter(HttpAdapter):
             session = self._session(channel)
         except ProviderError as error:
             return HealthResult.failed(error)
-        now = self._clock().timestamp()
+        now = self._unix_time()
         blocker = renewal_blocker(session.credentials, self._app, now)
         if session.expiring() and blocker is not None:
             return HealthResult(
@@ -218,7 +206,7 @@ class TikTokAdapter(HttpAdapter):
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """Revoke the channel's grant at TikTok; revoking needs the deployment's app (its client
         key and secret): without it, `unsupported`."""
-        credentials = self._store.current(channel, "refreshToken")
+        credentials = self._credential_store.current(channel, "refreshToken")
         access, refresh = credentials.get("accessToken"), credentials.get("refreshToken")
         access = access if isinstance(access, str) and access else None
         refresh = refresh if isinstance(refresh, str) and refresh else None
@@ -227,15 +215,13 @@ class TikTokAdapter(HttpAdapter):
         if self._app is None:
             return "unsupported"
         expires_at = credentials.get("expiresAt")
-        expired = isinstance(expires_at, int | float) and expires_at <= self._clock().timestamp()
+        expired = isinstance(expires_at, int | float) and expires_at <= self._unix_time()
         if access is not None and not expired and await revoke_token(self._http, self._app, access):
             return "revoked"
         if refresh is None:
             return "revoked"  # a dead access token and nothing to mint another: no access left
         try:
-            fresh = await refresh_tokens(
-                self._http, self._app, refresh, lambda: self._clock().timestamp()
-            )
+            fresh = await refresh_tokens(self._http, self._app, refresh, self._unix_time)
         except ProviderError as error:
             if error.code == "auth_expired":
                 return "revoked"  # the refresh token is spent or revoked: the grant is over

@@ -31,6 +31,7 @@ from pressroom.providers.connection import (
     CodeFlowConnector,
     ConnectedAccount,
     OAuthApp,
+    operator_token,
 )
 from pressroom.providers.credentials import CredentialCache, CredentialStore
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH
@@ -62,9 +63,7 @@ class TikTokConnector(CodeFlowConnector):
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
-        token = token.strip()
-        if not token:
-            raise ProviderError("invalid_request", "A TikTok access or refresh token is needed.")
+        token = operator_token(token, "A TikTok access or refresh token is needed.")
         if token.startswith(REFRESH_TOKEN_PREFIX):
             if app is None:
                 raise ProviderError(

@@ -51,7 +51,8 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
-    counter_metrics,
+    probed_health,
+    shown_metrics,
 )
 from pressroom.providers.credentials import (
     PROCESS_CREDENTIALS,
@@ -60,13 +61,13 @@ from pressroom.providers.credentials import (
     CredentialStore,
 )
 from pressroom.providers.http import (
-    HttpAdapter,
     MediaReader,
     Sleep,
     given_or_own_client,
     response_json,
 )
 from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
+from pressroom.providers.session import OAuthAdapter
 from pressroom.providers.token_endpoint import TokenSet
 from pressroom.providers.x.media import (
     DEFAULT_PROCESSING_TIMEOUT,
@@ -147,7 +148,7 @@ METRICS = {
 }
 
 
-class XAdapter(HttpAdapter):
+class XAdapter(OAuthAdapter[XApp, XSession]):
     """Publishes as the account that authorised the channel's OAuth 2.0 user token."""
 
     provider = "x"
@@ -166,10 +167,7 @@ class XAdapter(HttpAdapter):
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
     ) -> None:
         """`app` refreshes expired tokens (without it, an expired token is `auth_expired`)."""
-        super().__init__(http)
-        self._app = app
-        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
-        self._clock = clock
+        super().__init__(http, app, XSession, credential_cache, on_credentials_changed, clock)
         # Everything an upload needs but the channel's session, which each publish brings.
         self._uploader = functools.partial(
             MediaUploader,
@@ -177,15 +175,6 @@ class XAdapter(HttpAdapter):
             sleep=sleep,
             segment_bytes=segment_bytes,
             processing_timeout=processing_timeout,
-        )
-
-    def _session(self, channel: ChannelContext) -> XSession:
-        return XSession(
-            self._http,
-            self._app,
-            channel,
-            self._credential_store,
-            clock=lambda: self._clock().timestamp(),
         )
 
     async def publish(self, request: PublishRequest) -> PublishResult:
@@ -327,22 +316,15 @@ class XAdapter(HttpAdapter):
             "reading the post's public metrics",
             params={"tweet.fields": "public_metrics"},
         )
+        # A deleted or hidden post answers 200 with only `errors` (resource-not-found).
         data = body.get("data")
         metrics = data.get("public_metrics") if isinstance(data, dict) else None
-        if not isinstance(metrics, dict):
-            # A deleted or hidden post answers 200 with only `errors` (resource-not-found).
-            raise ProviderError(
-                "not_found",
-                f"X no longer shows post {provider_post_id}; it may have been deleted.",
-            )
-        return counter_metrics(metrics, METRICS)
+        return shown_metrics(metrics, METRICS, "X", f"post {provider_post_id}")
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
-        try:
-            await self._session(channel).call("GET", "/2/users/me", "checking the token")
-        except ProviderError as error:
-            return HealthResult.failed(error)
-        return HealthResult("healthy")
+        return await probed_health(
+            lambda: self._session(channel).call("GET", "/2/users/me", "checking the token")
+        )
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         """Revoke the refresh token, then the access token: the refresh token first, so a

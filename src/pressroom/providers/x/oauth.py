@@ -30,7 +30,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -181,25 +181,18 @@ async def revoke_token(
     if token_type_hint:
         data["token_type_hint"] = token_type_hint
     async with given_or_own_client(http) as client:
-        response = await _app_request(client, app, REVOKE_URL, data, action)
+        response = await provider_request(
+            client,
+            "POST",
+            REVOKE_URL,
+            provider=PROVIDER,
+            action=action,
+            data=data,
+            auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT,
+        )
     if response.is_success:
         return
     body = response_json(response)
     described = body.get("error_description") or body.get("error") or ""
     detail = safe_detail(described, (token, app.client_secret))
     raise status_failure(response, PROVIDER, action, detail)
-
-
-async def _app_request(
-    http: httpx.AsyncClient, app: XApp, url: str, form: Mapping[str, str], action: str
-) -> httpx.Response:
-    """A form posted as the app: a confidential client authenticates with HTTP Basic."""
-    return await provider_request(
-        http,
-        "POST",
-        url,
-        provider=PROVIDER,
-        action=action,
-        data=form,
-        auth=app.token_auth() or httpx.USE_CLIENT_DEFAULT,
-    )

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import ProviderError, refused_part
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -33,6 +33,12 @@ PROVIDER = "X"
 API = "https://api.x.com"
 # Refresh a token this close to its expiry instead of letting a call fail on it.
 EXPIRY_MARGIN_SECONDS = 60
+# What a 400 refused, by the words of its message: "Your Tweet text is too long." / "Tweet
+# needs to be a bit shorter." name the text.
+_REFUSED_PARTS = (
+    ("text_rejected", "the text", ("too long", "shorter")),
+    ("media_rejected", "the media", ("media",)),
+)
 
 
 def problem_detail(response: httpx.Response, secrets: tuple[str | None, ...] = ()) -> str:
@@ -92,16 +98,11 @@ class XSession(RefreshingSession[XApp]):
             return rate_limited(PROVIDER, action, headers, detail)
         if status == 401:
             return token_rejected(PROVIDER, action, detail)
-        lowered = detail.lower()
-        if status == 403 and "duplicate" in lowered:
+        if status == 403 and "duplicate" in detail.lower():
             return ProviderError(
                 "duplicate_content",
                 f"X refused the post as a duplicate of one the account published recently "
                 f"({detail}). Change the text to post it again.",
             )
-        # "Your Tweet text is too long." / "Tweet needs to be a bit shorter."
-        if status == 400 and ("too long" in lowered or "shorter" in lowered):
-            return ProviderError("text_rejected", f"X refused the text: {detail}")
-        if status == 400 and "media" in lowered:
-            return ProviderError("media_rejected", f"X refused the media: {detail}")
-        return status_failure(response, PROVIDER, action, detail)
+        refused = refused_part(PROVIDER, detail, _REFUSED_PARTS) if status == 400 else None
+        return refused or status_failure(response, PROVIDER, action, detail)

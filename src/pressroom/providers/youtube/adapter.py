@@ -32,16 +32,13 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
     Revocation,
-    counter_metrics,
+    probed_health,
+    shown_metrics,
 )
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
-    CredentialCache,
-    CredentialsChanged,
-    CredentialStore,
-)
-from pressroom.providers.http import HttpAdapter, MediaLookup, MediaReader
+from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
+from pressroom.providers.http import MediaLookup, MediaReader
+from pressroom.providers.session import OAuthAdapter
 from pressroom.providers.youtube.oauth import API, revoke_token
 from pressroom.providers.youtube.recovery import find_uploaded
 from pressroom.providers.youtube.session import ROTATION_KEY, YouTubeSession
@@ -64,7 +61,7 @@ METRICS = {
 }
 
 
-class YouTubeAdapter(HttpAdapter):
+class YouTubeAdapter(OAuthAdapter[OAuthApp, YouTubeSession]):
     """Publishes to the YouTube channel of the Google account that authorised the channel."""
 
     provider = "youtube"
@@ -84,25 +81,13 @@ class YouTubeAdapter(HttpAdapter):
     ) -> None:
         """`app` refreshes tokens (without it, an expired token is `auth_expired`);
         `find_media` reads the custom thumbnail an option names (without it, none is set)."""
-        super().__init__(http)
+        super().__init__(http, app, YouTubeSession, credential_cache, on_credentials_changed, clock)
         if chunk_bytes <= 0 or chunk_bytes % (256 * 1024):
             raise ValueError("YouTube upload chunks must be a multiple of 256 KiB")
-        self._app = app
         self._read_media = read_media
         self._find_media = find_media
-        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
         self._uploads = upload_sessions
-        self._clock = clock
         self._chunk_bytes = chunk_bytes
-
-    def _session(self, channel: ChannelContext) -> YouTubeSession:
-        return YouTubeSession(
-            self._http,
-            self._app,
-            channel,
-            self._credential_store,
-            clock=lambda: self._clock().timestamp(),
-        )
 
     async def publish(self, request: PublishRequest) -> PublishResult:
         video = _the_video(request.media)
@@ -148,24 +133,15 @@ class YouTubeAdapter(HttpAdapter):
         items = body.get("items")
         first = items[0] if isinstance(items, list) and items else None
         statistics = first.get("statistics") if isinstance(first, dict) else None
-        if not isinstance(statistics, dict):
-            raise ProviderError(
-                "not_found",
-                f"YouTube no longer shows video {provider_post_id}; it may have been deleted.",
-            )
-        return counter_metrics(statistics, METRICS)
+        return shown_metrics(statistics, METRICS, "YouTube", f"video {provider_post_id}")
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
-        try:
-            await self._session(channel).call(
-                "GET",
-                f"{API}/channels",
-                "checking the token",
-                params={"part": "id", "mine": "true"},
+        params = {"part": "id", "mine": "true"}
+        return await probed_health(
+            lambda: self._session(channel).call(
+                "GET", f"{API}/channels", "checking the token", params=params
             )
-        except ProviderError as error:
-            return HealthResult.failed(error)
-        return HealthResult("healthy")
+        )
 
     async def revoke(self, channel: ChannelContext) -> Revocation:
         credentials = self._credential_store.current(channel, ROTATION_KEY)
