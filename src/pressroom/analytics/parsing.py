@@ -191,41 +191,36 @@ def tag_values(raw: Sequence[str], errors: FieldErrors) -> tuple[str, ...]:
 
 
 def content_kinds(raw: Sequence[str], errors: FieldErrors) -> tuple[str, ...]:
-    values = _split(raw, "contentKinds", errors)
-    _refuse_unknown(
-        values,
+    return _known_values(
+        raw,
+        "contentKinds",
         CONTENT_KINDS,
         errors,
-        "contentKinds",
         "unknown_content_kind",
         f"is not a content kind of any provider ({', '.join(sorted(CONTENT_KINDS))})",
     )
-    return values
 
 
 def metric_keys(raw: Sequence[str], errors: FieldErrors) -> tuple[str, ...]:
     """The metrics asked for in canonical order; all of them when none is named."""
-    values = _split(raw, "metrics", errors)
-    _refuse_unknown(
-        values,
-        METRICS,
-        errors,
-        "metrics",
-        "unknown_metric",
-        f"is not a metric: {', '.join(METRICS)}",
+    values = _known_values(
+        raw, "metrics", METRICS, errors, "unknown_metric", f"is not a metric: {', '.join(METRICS)}"
     )
     return tuple(key for key in METRICS if key in values) if values else METRICS
 
 
-def _refuse_unknown(
-    values: Sequence[str],
+def _known_values(
+    raw: Sequence[str],
+    name: str,
     known: Collection[str],
     errors: FieldErrors,
-    name: str,
     code: str,
     reason: str,
-) -> None:
-    """One error per value not in `known`, each naming the value."""
+) -> tuple[str, ...]:
+    """The values of the list parameter `name` (as `_split` reads them), with one error per
+    value not in `known`, each naming the value."""
+    values = _split(raw, name, errors)
     for value in values:
         if value not in known:
             errors.add(name, code, f"{value!r} {reason}")
+    return values

@@ -8,7 +8,6 @@ from pressroom.analytics.params import AnalyticsParams
 from pressroom.analytics.report import build_report
 from pressroom.analytics.schemas import AnalyticsReport
 from pressroom.http.access import AnalyticsRead
-from pressroom.http.openapi import error_responses
 from pressroom.http.routing import PressroomRoute, RuntimeDep
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Analytics"])
@@ -79,9 +78,7 @@ misspelt filter is never silently ignored.
 @router.get(
     "/analytics",
     operation_id="getAnalytics",
-    response_model=AnalyticsReport,
-    status_code=200,
-    responses=error_responses(),
+    summary="Get Analytics",
     description=DESCRIPTION,
 )
 async def get_analytics(

@@ -26,8 +26,8 @@ from pressroom.channels.authorization import ClaimedAuthorization
 from pressroom.channels.schemas import Channel, ChannelBatch, ConnectionStart, ConnectionStarted
 from pressroom.db import unit_of_work
 from pressroom.http.access import ChannelsWrite
-from pressroom.http.openapi import error_responses
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, UnitOfWork
+from pressroom.http.problems import error_responses
+from pressroom.http.routing import Audit, DocumentedRoute, PressroomRoute, RuntimeDep, UnitOfWork
 from pressroom.kit.errors import PressroomError, field_error
 from pressroom.kit.schema import format_utc
 from pressroom.providers.declarations import PROVIDER_IDS
@@ -51,7 +51,7 @@ ProviderPath = Annotated[
 ]
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Channels"])
-callback_router = APIRouter(tags=["Channels"])
+callback_router = APIRouter(route_class=DocumentedRoute, tags=["Channels"])
 
 _START_DESCRIPTION = f"""\
 Scope `channels:write`. Starts connecting a channel through the provider's OAuth
@@ -122,25 +122,19 @@ never holds the code, the state or a token.
 """
 
 
-def _start_responses() -> dict[int | str, dict[str, Any]]:
-    return {
-        201: {
-            "description": "The authorization page to send the person to.",
-            "headers": {
-                "Cache-Control": {"description": "`no-store`", "schema": {"type": "string"}}
-            },
-        },
-        **error_responses(),
-    }
+_START_RESPONSES: dict[int | str, dict[str, Any]] = {
+    201: {
+        "description": "The authorization page to send the person to.",
+        "headers": {"Cache-Control": {"description": "`no-store`", "schema": {"type": "string"}}},
+    },
+}
 
 
 @router.post(
     "/connect/{provider}",
-    summary="Start connecting a channel through the provider's OAuth authorization.",
     operation_id="startChannelConnection",
-    response_model=ConnectionStarted,
     status_code=201,
-    responses=_start_responses(),
+    responses=_START_RESPONSES,
     description=_START_DESCRIPTION,
 )
 async def start_channel_connection(
@@ -200,10 +194,8 @@ def _callback_responses() -> dict[int | str, dict[str, Any]]:
 
 @callback_router.get(
     "/connect/{provider}/callback",
-    summary="Complete a channel connection: the provider's redirect back.",
     operation_id="completeChannelConnection",
     response_model=Channel | ChannelBatch,
-    status_code=200,
     responses=_callback_responses(),
     description=_CALLBACK_DESCRIPTION,
     # No API key: the single-use state authenticates the browser coming back.

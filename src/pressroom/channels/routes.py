@@ -11,7 +11,6 @@ from pressroom.channels import service
 from pressroom.channels.disconnecting import disconnect_channel as disconnect
 from pressroom.channels.schemas import Channel, DeletedChannel
 from pressroom.http.access import ChannelsRead, ChannelsWrite
-from pressroom.http.openapi import error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.pagination import Collection, Pagination
 
@@ -43,12 +42,8 @@ router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Channels
 
 @router.get(
     "/channels",
-    summary="List the organization's connected channels, newest first.",
-    description="Scope `channels:read`. Disconnected channels are not listed.",
     operation_id="listChannels",
-    response_model=Collection[Channel],
-    status_code=200,
-    responses=error_responses(),
+    description="Scope `channels:read`. Disconnected channels are not listed.",
 )
 async def list_channels(
     principal: ChannelsRead, session: Session, runtime: RuntimeDep, page: Pagination
@@ -60,12 +55,8 @@ async def list_channels(
 
 @router.get(
     "/channels/{channelId}",
-    summary="Read a connected channel and its health.",
-    description="Scope `channels:read`. A disconnected channel, or another organization's, is 404.",
     operation_id="getChannel",
-    response_model=Channel,
-    status_code=200,
-    responses=error_responses(),
+    description="Scope `channels:read`. A disconnected channel, or another organization's, is 404.",
 )
 async def get_channel(channel_id: ChannelId, principal: ChannelsRead, session: Session) -> Channel:
     """Read a connected channel and its health."""
@@ -74,11 +65,7 @@ async def get_channel(channel_id: ChannelId, principal: ChannelsRead, session: S
 
 @router.delete(
     "/channels/{channelId}",
-    summary="Disconnect a channel.",
     operation_id="disconnectChannel",
-    response_model=DeletedChannel,
-    status_code=200,
-    responses=error_responses(),
     description=_DISCONNECT_DESCRIPTION,
 )
 async def disconnect_channel(

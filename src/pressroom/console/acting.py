@@ -1,13 +1,16 @@
 """What the operations screens (webhooks, analytics, audit, media, channels) share: a form's
-fields, a write through the API with its CSRF check, and the page a refusal shows."""
+fields, a write through the API with its CSRF check, the page a refusal shows, and removals
+asked for on a page of their own."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import Depends, Request
+from fastapi import APIRouter, Depends, Request
 from starlette.responses import RedirectResponse, Response
 
 from pressroom.console.api import Answer
@@ -71,34 +74,47 @@ def query_text(value: Any, limit: int = 200) -> str:
 
 
 @dataclass(frozen=True)
-class Confirmation:
-    """A destructive action's question page: what goes, what follows, and where to go."""
+class Removal:
+    """A destructive action of a screen: `GET {screen}/{id}/{verb}` asks first, naming the
+    object the API reads at `/{section}/{id}` (`describe` of its answer) and saying what
+    follows; posting the same path (CSRF checked) deletes it through the API and goes back to
+    the screen's list with `done`, or shows the API's refusal."""
 
-    section: str
     heading: str
     consequence: str
-    action: str
     confirm: str
-    cancel: str
+    describe: Callable[[dict[str, Any]], str]
+    done: str = "deleted"
+    verb: str = "delete"
+    # Cancelling goes back to the object's own page (else to the list).
+    cancel_to_object: bool = False
 
 
-async def confirm_first(
-    request: Request, person: Visitor, path: str, describe: Any, ask: Confirmation
-) -> Response:
-    """Read `path` through the API (refused as the API refuses it), then ask: the page names
-    the object (`describe(body)`) and posts to `ask.action` with the session's token."""
-    answer = await person.api.get(path)
-    if not answer.ok:
-        return refused(request, person, answer)
-    context = {**asdict(ask), "what": describe(answer.body)}
-    return render(request, "confirm.html", context, person=person)
+def add_removal(router: APIRouter, removal: Removal) -> None:
+    """The question page and the deleting form of `removal`, on the screen `router`."""
+    screen = router.prefix
+    section = screen.rpartition("/")[2]
+    path = f"/{{object_id}}/{removal.verb}"
 
+    @router.get(path)
+    async def ask(request: Request, person: Person, object_id: uuid.UUID) -> Response:
+        answer = await person.api.get(f"/{section}/{object_id}")
+        if not answer.ok:
+            return refused(request, person, answer)
+        own = f"{screen}/{object_id}"
+        context = {
+            "section": section,
+            "heading": removal.heading,
+            "what": removal.describe(answer.body),
+            "consequence": removal.consequence,
+            "action": f"{own}/{removal.verb}",
+            "confirm": removal.confirm,
+            "cancel": own if removal.cancel_to_object else screen,
+        }
+        return render(request, "confirm.html", context, person=person)
 
-async def write_then_back(
-    request: Request, person: Visitor, method: str, path: str, back: str, done: str
-) -> Response:
-    """A form's write through the API (CSRF checked first); back to `back` with `done`, or
-    the API's refusal."""
-    await form_fields(request, person)
-    answer = await person.api.call(method, path)
-    return done_or_refused(request, person, answer, back, done)
+    @router.post(path)
+    async def remove(request: Request, person: Person, object_id: uuid.UUID) -> Response:
+        await form_fields(request, person)
+        answer = await person.api.call("DELETE", f"/{section}/{object_id}")
+        return done_or_refused(request, person, answer, screen, removal.done)

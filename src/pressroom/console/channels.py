@@ -5,7 +5,6 @@ returns it here), and disconnecting one after a confirmation."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -13,14 +12,13 @@ from starlette.responses import RedirectResponse, Response
 
 from pressroom.channels.oauth_grants import connected_through_oauth
 from pressroom.console.acting import (
-    Confirmation,
     Person,
-    confirm_first,
+    Removal,
+    add_removal,
     first,
     form_fields,
     query_text,
     refused,
-    write_then_back,
 )
 from pressroom.console.rendering import render
 from pressroom.console.sessions import Visitor
@@ -103,28 +101,21 @@ async def connect(request: Request, person: Person) -> Response:
     return RedirectResponse(answer.body["authorizationUrl"], status_code=303)
 
 
-@router.get("/{channel_id}/disconnect")
-async def confirm_disconnect(request: Request, person: Person, channel_id: uuid.UUID) -> Response:
-    ask = Confirmation(
-        section="channels",
-        heading="Disconnect this channel?",
-        consequence="Its scheduled and pending posts fail on this channel, its access is "
-        "erased and revoked at the network, and it leaves the list (its analytics history "
-        "stays). Connecting it again makes a new channel.",
-        action=f"/console/channels/{channel_id}/disconnect",
-        confirm="Disconnect the channel",
-        cancel="/console/channels",
-    )
-    return await confirm_first(request, person, f"/channels/{channel_id}", _named, ask)
-
-
 def _named(channel: dict[str, Any]) -> str:
     handle = f", {channel['handle']}" if channel.get("handle") else ""
     return f"{channel['name']} ({channel['provider']}{handle})"
 
 
-@router.post("/{channel_id}/disconnect")
-async def disconnect(request: Request, person: Person, channel_id: uuid.UUID) -> Response:
-    path = f"/channels/{channel_id}"
-    back = "/console/channels"
-    return await write_then_back(request, person, "DELETE", path, back, "disconnected")
+add_removal(
+    router,
+    Removal(
+        heading="Disconnect this channel?",
+        consequence="Its scheduled and pending posts fail on this channel, its access is "
+        "erased and revoked at the network, and it leaves the list (its analytics history "
+        "stays). Connecting it again makes a new channel.",
+        confirm="Disconnect the channel",
+        describe=_named,
+        done="disconnected",
+        verb="disconnect",
+    ),
+)

@@ -5,18 +5,17 @@ media.py), and deletion after a confirmation."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from operator import itemgetter
 
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse, Response
 
 from pressroom.console.acting import (
-    Confirmation,
     Person,
-    confirm_first,
+    Removal,
+    add_removal,
     query_text,
     refused,
-    write_then_back,
 )
 from pressroom.console.media import stream_upload, upload_refused
 from pressroom.console.rendering import TEMPLATES, render
@@ -63,25 +62,13 @@ async def upload(request: Request, person: Person) -> Response:
     return HTMLResponse(html, status_code=201)
 
 
-@router.get("/{media_id}/delete")
-async def confirm_delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
-    ask = Confirmation(
-        section="media",
+add_removal(
+    router,
+    Removal(
         heading="Delete this asset?",
         consequence="It leaves the library and is no longer served. An asset that a post "
         "still to be published uses cannot be deleted until it is taken out of that post.",
-        action=f"/console/media/{media_id}/delete",
         confirm="Delete the asset",
-        cancel="/console/media",
-    )
-    return await confirm_first(request, person, f"/media/{media_id}", _filename, ask)
-
-
-def _filename(asset: dict[str, Any]) -> str:
-    return str(asset["filename"])
-
-
-@router.post("/{media_id}/delete")
-async def delete(request: Request, person: Person, media_id: uuid.UUID) -> Response:
-    path = f"/media/{media_id}"
-    return await write_then_back(request, person, "DELETE", path, "/console/media", "deleted")
+        describe=itemgetter("filename"),
+    ),
+)

@@ -7,21 +7,21 @@ offered the actions, and the API refuses them (403) if the form is posted anyway
 from __future__ import annotations
 
 import uuid
+from operator import itemgetter
 from typing import Any, get_args
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from pressroom.console.acting import (
-    Confirmation,
     Person,
-    confirm_first,
+    Removal,
+    add_removal,
     done_or_refused,
     first,
     form_fields,
     query_text,
     refused,
-    write_then_back,
 )
 from pressroom.console.api import ConsoleApi
 from pressroom.console.rendering import render
@@ -166,26 +166,15 @@ async def rotate(request: Request, person: Person, endpoint_id: uuid.UUID) -> Re
     return _secret_page(request, person, answer.body, "rotated")
 
 
-@router.get("/{endpoint_id}/delete")
-async def confirm_delete(request: Request, person: Person, endpoint_id: uuid.UUID) -> Response:
-    """Deleting asks first: it removes the endpoint's deliveries too."""
-    ask = Confirmation(
-        section="webhooks",
+# Deleting asks first: it removes the endpoint's deliveries too.
+add_removal(
+    router,
+    Removal(
         heading="Delete this webhook endpoint?",
         consequence="Its deliveries and their attempts are deleted with it, and nothing "
         "more is sent to it. This cannot be undone.",
-        action=f"/console/webhooks/{endpoint_id}/delete",
         confirm="Delete the endpoint",
-        cancel=f"/console/webhooks/{endpoint_id}",
-    )
-    return await confirm_first(request, person, f"/webhooks/{endpoint_id}", _url, ask)
-
-
-def _url(endpoint: dict[str, Any]) -> str:
-    return str(endpoint["url"])
-
-
-@router.post("/{endpoint_id}/delete")
-async def delete(request: Request, person: Person, endpoint_id: uuid.UUID) -> Response:
-    path = f"/webhooks/{endpoint_id}"
-    return await write_then_back(request, person, "DELETE", path, "/console/webhooks", "deleted")
+        describe=itemgetter("url"),
+        cancel_to_object=True,
+    ),
+)

@@ -9,37 +9,9 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from pressroom.http.idempotency import IDEMPOTENT_OPERATIONS
+from pressroom.http.problems import PROBLEM_REF
 from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PROBLEMS
-
-PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
-
-_DESCRIPTIONS = {
-    400: "Validation failed: `errors[]` names each field and the reason.",
-    401: "Missing, malformed, unknown, revoked or expired API key.",
-    403: "The key lacks the scope (`insufficient_scope`) or the member the role "
-    "(`insufficient_role`).",
-    404: "No such object in this organization (other organizations' objects look the same).",
-    409: "Conflict with the current state or with an earlier use of the Idempotency-Key.",
-    413: "A file or the request is over the size limit.",
-    415: "The file's bytes are not an accepted media type.",
-    422: "The file cannot be decoded.",
-    429: "Rate limited; wait `Retry-After` seconds.",
-    500: "Internal error; nothing was written. Quote the requestId.",
-}
-
-
-def error_responses(*extra: int) -> dict[int | str, dict[str, Any]]:
-    """The error statuses every operation declares, plus `extra` ones."""
-    statuses = [400, 401, 403, 404, 409, 429, 500, *extra]
-    return {
-        status: {
-            "description": _DESCRIPTIONS[status],
-            "content": {"application/problem+json": {"schema": PROBLEM_REF}},
-        }
-        for status in sorted(statuses)
-    }
-
 
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 

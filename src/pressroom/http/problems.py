@@ -1,4 +1,5 @@
-"""Rendering errors as RFC 9457 problem+json, and the /problems/{code} pages."""
+"""Rendering errors as RFC 9457 problem+json, the problems every operation declares in the
+OpenAPI document, and the /problems/{code} pages."""
 
 from __future__ import annotations
 
@@ -13,6 +14,33 @@ from starlette.responses import Response
 from pressroom.kit.errors import PROBLEMS, FieldError, PressroomError, validation_error
 
 PROBLEM_JSON = "application/problem+json"
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+_DESCRIPTIONS = {
+    400: "Validation failed: `errors[]` names each field and the reason.",
+    401: "Missing, malformed, unknown, revoked or expired API key.",
+    403: "The key lacks the scope (`insufficient_scope`) or the member the role "
+    "(`insufficient_role`).",
+    404: "No such object in this organization (other organizations' objects look the same).",
+    409: "Conflict with the current state or with an earlier use of the Idempotency-Key.",
+    413: "A file or the request is over the size limit.",
+    415: "The file's bytes are not an accepted media type.",
+    422: "The file cannot be decoded.",
+    429: "Rate limited; wait `Retry-After` seconds.",
+    500: "Internal error; nothing was written. Quote the requestId.",
+}
+
+
+def error_responses(*extra: int) -> dict[int | str, dict[str, Any]]:
+    """The error statuses every operation declares, plus `extra` ones."""
+    statuses = [400, 401, 403, 404, 409, 429, 500, *extra]
+    return {
+        status: {
+            "description": _DESCRIPTIONS[status],
+            "content": {PROBLEM_JSON: {"schema": PROBLEM_REF}},
+        }
+        for status in sorted(statuses)
+    }
 
 
 def problem_response(error: PressroomError, request_id: str) -> Response:

@@ -4,6 +4,7 @@ transaction, the access checks, idempotency and the audit entry of the request."
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
 from collections.abc import Callable, Coroutine
@@ -27,7 +28,7 @@ from pressroom.http.access import (
     check_access,
     requirements_of,
 )
-from pressroom.http.problems import as_problem, problem_response
+from pressroom.http.problems import as_problem, error_responses, problem_response
 from pressroom.kit.errors import field_error
 from pressroom.runtime import Runtime
 
@@ -107,7 +108,39 @@ def _query_names(dependant: Dependant) -> set[str]:
     return names
 
 
-class PressroomRoute(APIRoute):
+class DocumentedRoute(APIRoute):
+    """An operation whose endpoint docstring (one line) is its OpenAPI summary, beside the
+    description its decorator gives; without a description FastAPI's own defaults apply."""
+
+    def __init__(
+        self,
+        path: str,
+        endpoint: Callable[..., Any],
+        *,
+        summary: str | None = None,
+        description: str | None = None,
+        **options: Any,
+    ) -> None:
+        if summary is None and description is not None:
+            summary = inspect.getdoc(endpoint)
+        super().__init__(path, endpoint, summary=summary, description=description, **options)
+
+
+class PressroomRoute(DocumentedRoute):
+    def __init__(
+        self,
+        path: str,
+        endpoint: Callable[..., Any],
+        *,
+        responses: dict[int | str, dict[str, Any]] | None = None,
+        **options: Any,
+    ) -> None:
+        # Any operation may answer the problems this route raises (validation, access,
+        # conflicts, rate limits, internal errors): declared after the operation's own answers.
+        own = responses or {}
+        problems = {status: r for status, r in error_responses().items() if status not in own}
+        super().__init__(path, endpoint, responses={**own, **problems}, **options)
+
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
         scope, manager_only = _find_requirements(self.dependant)

@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 
 from pressroom.http import idempotency
 from pressroom.http.access import MediaRead, MediaWrite
-from pressroom.http.openapi import error_responses
+from pressroom.http.problems import error_responses
 from pressroom.http.routing import (
     Audit,
     LazyUnitOfWork,
@@ -148,7 +148,6 @@ def _check_declared_length(request: Request, limits: UploadLimits) -> None:
 @router.post(
     "/media",
     operation_id="uploadMedia",
-    summary="Upload media files (multipart, streamed, inspected).",
     status_code=201,
     response_model=MediaBatch,
     responses=error_responses(413, 415, 422),
@@ -213,9 +212,6 @@ async def upload_media(
 @router.get(
     "/media",
     operation_id="listMedia",
-    summary="List the organization's media.",
-    response_model=Collection[Media],
-    responses=error_responses(),
     description="Scope `media:read`. Newest first; keyset pagination (`pageSize`, `cursor`).",
 )
 async def list_media(
@@ -229,9 +225,6 @@ async def list_media(
 @router.get(
     "/media/{mediaId}",
     operation_id="getMedia",
-    summary="Read one media asset.",
-    response_model=Media,
-    responses=error_responses(),
     description="Scope `media:read`. Another organization's asset is 404, like a missing one.",
 )
 async def get_media(media_id: MediaId, principal: MediaRead, session: Session) -> Media:
@@ -260,7 +253,6 @@ _CONTENT_RESPONSES: dict[int | str, dict[str, Any]] = {
         },
     },
     304: {"description": "`If-None-Match` names the current ETag; no body."},
-    **error_responses(),
 }
 
 
@@ -283,7 +275,6 @@ def content_disposition(filename: str) -> str:
 @router.get(
     "/media/{mediaId}/content",
     operation_id="getMediaContent",
-    summary="Download a media asset's bytes.",
     response_model=None,
     response_class=StreamingResponse,
     responses=_CONTENT_RESPONSES,
@@ -324,7 +315,6 @@ async def get_media_content(
 @router.get(
     "/media/{mediaId}/preview",
     operation_id="getMediaPreview",
-    summary="A small preview of a media asset.",
     response_model=None,
     response_class=Response,
     responses={
@@ -332,7 +322,6 @@ async def get_media_content(
             "description": "A JPEG of at most 320 pixels a side.",
             "content": {"image/jpeg": _BINARY},
         },
-        **error_responses(),
     },
     description="Scope `media:read`. A JPEG of at most 320x320 pixels, aspect kept: an image's "
     "thumbnail, a GIF's first frame, a video's first frame (its poster). Made on first request "

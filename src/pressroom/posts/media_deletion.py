@@ -11,7 +11,6 @@ from fastapi import APIRouter, Path
 from sqlalchemy import delete, select
 
 from pressroom.http.access import MediaWrite
-from pressroom.http.openapi import error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.schema import APIModel
@@ -55,9 +54,6 @@ async def posts_using(session: Session, organization_id: uuid.UUID, asset: str) 
 @router.delete(
     "/media/{mediaId}",
     operation_id="deleteMedia",
-    summary="Delete a media asset.",
-    response_model=DeletedMedia,
-    responses=error_responses(),
     description="Scope `media:write`. Removes the asset from the library: it is no longer "
     "listed, read or served (its content and preview are 404 at once), and its stored bytes "
     "are removed by the orphan sweeper (within about seven hours). An asset that a post "

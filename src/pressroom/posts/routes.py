@@ -15,7 +15,7 @@ from pressroom.http.access import (
     insufficient_role,
     manager_only_when,
 )
-from pressroom.http.openapi import answer_examples, error_responses
+from pressroom.http.openapi import answer_examples
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.pagination import Collection, Pagination
 from pressroom.posts import service
@@ -79,11 +79,7 @@ due) or rejects it (back to `draft`). Once every target is settled the post is `
 
 @router.get(
     "/posts",
-    summary="List posts.",
     operation_id="listPosts",
-    response_model=Collection[Post],
-    status_code=200,
-    responses=error_responses(),
     description="Scope `posts:read`. "
     "Posts of the organization, newest first (keyset pagination on createdAt, "
     "id). `start` and `end` bound the post date inclusively: the earliest `publishedAt` of "
@@ -130,11 +126,8 @@ async def list_posts(
 
 @router.post(
     "/posts",
-    summary="Create a post.",
     operation_id="createPost",
-    response_model=Post,
     status_code=201,
-    responses=error_responses(),
     description="Scope `posts:write`. "
     "Create a post with 1-20 targets, at most one per (channelId, contentKind). "
     "A target's effective text and media are its own overrides, else the post's. "
@@ -159,11 +152,8 @@ async def create_post(
 
 @router.post(
     "/posts/preflight",
-    summary="Check a post without creating it.",
     operation_id="preflightPost",
-    response_model=PostPreflight,
-    status_code=200,
-    responses={**error_responses(), 200: {"description": "What createPost would make of it."}},
+    responses={200: {"description": "What createPost would make of it."}},
     description="Scope `posts:read`. "
     "Takes a `createPost` body and creates nothing (no post, event, audit entry or stored "
     "idempotent response): it answers what createPost would do with it now, for a composer "
@@ -191,12 +181,8 @@ async def preflight_post(
 
 @router.get(
     _POST_PATH,
-    summary="Read a post with its targets.",
-    description="Scope `posts:read`. Another organization's post is 404, like a missing one.",
     operation_id="getPost",
-    response_model=Post,
-    status_code=200,
-    responses=error_responses(),
+    description="Scope `posts:read`. Another organization's post is 404, like a missing one.",
 )
 async def get_post(post_id: PostId, principal: PostsRead, session: Session) -> Post:
     """Read a post with its targets."""
@@ -205,11 +191,7 @@ async def get_post(post_id: PostId, principal: PostsRead, session: Session) -> P
 
 @router.patch(
     _POST_PATH,
-    summary="Update a post.",
     operation_id="updatePost",
-    response_model=Post,
-    status_code=200,
-    responses=error_responses(),
     description="Scope `posts:write`. "
     "Merge the given top-level fields into the post. `scheduledAt: null` makes a "
     "draft again; `publishNow: true` publishes now (and retries failed targets). A new "
@@ -249,11 +231,7 @@ async def update_post(
 
 @router.delete(
     _POST_PATH,
-    summary="Delete a post.",
     operation_id="deletePost",
-    response_model=DeletedPost,
-    status_code=200,
-    responses=error_responses(),
     description="Scope `posts:write`. "
     "Delete the post: it answers 404 and leaves the collection; its unpublished "
     "targets are canceled (copies already published on the networks stay). Emits "

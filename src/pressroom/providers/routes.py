@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from pressroom.http.access import ChannelsRead
-from pressroom.http.openapi import error_responses
 from pressroom.http.routing import PressroomRoute, RuntimeDep
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import found
@@ -56,11 +55,7 @@ _CONFIGURED = (
 
 @router.get(
     "/providers",
-    summary="List provider declarations.",
     operation_id="listProviders",
-    response_model=Collection[ProviderDeclaration],
-    status_code=200,
-    responses=error_responses(),
     description="Scope `channels:read`. "
     "Every provider declaration, in a fixed order (x, linkedin, facebook, "
     "instagram, threads, bluesky, mastodon, tiktok, youtube, pinterest, sandbox), paginated "
@@ -82,11 +77,7 @@ async def list_providers(
 
 @router.get(
     "/providers/{providerId}",
-    summary="Read one provider declaration.",
     operation_id="getProvider",
-    response_model=ProviderDeclaration,
-    status_code=200,
-    responses=error_responses(),
     description="Scope `channels:read`. " + _CONFIGURED,
 )
 async def get_provider(

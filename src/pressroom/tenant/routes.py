@@ -6,19 +6,13 @@ from fastapi import APIRouter
 
 from pressroom.auth.scopes import SCOPES
 from pressroom.http.access import WorkspaceRead
-from pressroom.http.openapi import error_responses
 from pressroom.http.routing import PressroomRoute
 from pressroom.tenant.schemas import Tenant, TenantCredential, TenantMember
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Tenant"])
 
 
-@router.get(
-    "/tenant",
-    operation_id="getTenant",
-    response_model=Tenant,
-    responses=error_responses(),
-)
+@router.get("/tenant", operation_id="getTenant")
 async def get_tenant(principal: WorkspaceRead) -> Tenant:
     """Scope `workspace:read`. Read the organization selected by the API key."""
     return Tenant(

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, Request, Response
 
 from pressroom.http.access import WebhooksManage, WebhooksRead
-from pressroom.http.openapi import error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import found
@@ -172,9 +171,6 @@ async def _detail(session: Session, delivery: Delivery) -> WebhookDeliveryDetail
 @router.get(
     "/webhooks",
     operation_id="listWebhookEndpoints",
-    summary="List webhook endpoints.",
-    response_model=Collection[WebhookEndpoint],
-    responses=error_responses(),
     description="Scope `webhooks:read`. Newest first; keyset pagination (`pageSize`, `cursor`). "
     "Secrets appear only as masked metadata.",
 )
@@ -196,11 +192,8 @@ async def list_webhook_endpoints(
 @router.post(
     "/webhooks",
     operation_id="createWebhookEndpoint",
-    summary="Subscribe a webhook endpoint.",
     status_code=201,
-    response_model=WebhookEndpointWithSecret,
     responses={
-        **error_responses(),
         201: {"description": "The endpoint and its one-time secret.", "headers": _NO_STORE},
     },
     description=f"{_MANAGERS} Returns the endpoint with `signingSecret`, shown this once "
@@ -238,9 +231,6 @@ async def create_webhook_endpoint(
 @router.get(
     "/webhooks/{webhookEndpointId}",
     operation_id="getWebhookEndpoint",
-    summary="Read a webhook endpoint.",
-    response_model=WebhookEndpoint,
-    responses=error_responses(),
     description="Scope `webhooks:read`. The secret appears only as masked metadata.",
 )
 async def get_webhook_endpoint(
@@ -253,9 +243,6 @@ async def get_webhook_endpoint(
 @router.patch(
     "/webhooks/{webhookEndpointId}",
     operation_id="updateWebhookEndpoint",
-    summary="Change a webhook endpoint.",
-    response_model=WebhookEndpoint,
-    responses=error_responses(),
     description=f"{_MANAGERS} A merge of `url`, `events`, `description` and `enabled`. "
     "Disabling holds the endpoint's pending deliveries (not sent, expiry unchanged, not "
     "replayable) and creates no new ones; enabling sends the held ones at once. A new `url` "
@@ -280,9 +267,6 @@ async def update_webhook_endpoint(
 @router.delete(
     "/webhooks/{webhookEndpointId}",
     operation_id="deleteWebhookEndpoint",
-    summary="Delete a webhook endpoint.",
-    response_model=DeletedWebhookEndpoint,
-    responses=error_responses(),
     description=f"{_MANAGERS} Its deliveries and their attempts are deleted with it and "
     "nothing more is sent to it.",
 )
@@ -299,10 +283,7 @@ async def delete_webhook_endpoint(
 @router.post(
     "/webhooks/{webhookEndpointId}/rotate",
     operation_id="rotateWebhookEndpointSecret",
-    summary="Rotate a webhook endpoint's signing secret.",
-    response_model=WebhookEndpointWithSecret,
     responses={
-        **error_responses(),
         200: {"description": "The endpoint and its new one-time secret.", "headers": _NO_STORE},
     },
     description=f"{_MANAGERS} Issues a new secret, shown once (`Cache-Control: no-store`). The "
@@ -331,9 +312,6 @@ async def rotate_webhook_endpoint_secret(
 @router.get(
     "/webhooks/{webhookEndpointId}/deliveries",
     operation_id="listWebhookDeliveries",
-    summary="List an endpoint's deliveries.",
-    response_model=Collection[WebhookDelivery],
-    responses=error_responses(),
     description="Scope `webhooks:read`. Newest first; keyset pagination. Filters: `status`, "
     "`eventType`. A delivery past `expiresAt` reads as `expired` at once (the sweeper purges "
     "expired deliveries, their attempts and events one further retention period later, at "
@@ -373,9 +351,6 @@ async def list_webhook_deliveries(
 @router.get(
     "/webhooks/{webhookEndpointId}/deliveries/{webhookDeliveryId}",
     operation_id="getWebhookDelivery",
-    summary="Read a delivery with its attempts.",
-    response_model=WebhookDeliveryDetail,
-    responses=error_responses(),
     description="Scope `webhooks:read`. The retained event as `payload`, and every attempt "
     "with its trigger, response status, latency, outcome and error.",
 )
@@ -390,10 +365,7 @@ async def get_webhook_delivery(
 @router.post(
     "/webhooks/{webhookEndpointId}/test",
     operation_id="sendWebhookTest",
-    summary="Send a test event to an endpoint.",
     status_code=202,
-    response_model=QueuedTest,
-    responses=error_responses(),
     description=f'{_MANAGERS} Body exactly `{{"event": "webhook.test.v1"}}`. Queues a '
     '`webhook.test.v1` event (`data: {"endpointId"}`) for this endpoint alone, whatever '
     "its `events`; it is retried like any delivery (its first attempt's trigger is `test`). "
@@ -422,10 +394,7 @@ async def send_webhook_test(
 @router.post(
     "/webhooks/{webhookEndpointId}/deliveries/{webhookDeliveryId}/replay",
     operation_id="replayWebhookDelivery",
-    summary="Replay an exhausted delivery.",
     status_code=202,
-    response_model=WebhookDeliveryDetail,
-    responses=error_responses(),
     description=f"{_MANAGERS} No body (or `{{}}`). Queues one more attempt with trigger "
     "`replay` and the original event id, and answers 202 with the delivery, now `pending`. "
     "The attempt leaves it `succeeded`, or `exhausted` again (and replayable again); a "
