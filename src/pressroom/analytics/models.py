@@ -224,19 +224,21 @@ class AnalyticsPostFact(Base):
 
 
 class AnalyticsRollup(Base):
-    """Sums of the facts published in one UTC hour (grain 0) or UTC day (grain 1), for one
-    value of one dimension: `all` (value ''), `channel`, `kind`, `model` ('' for a person),
-    `approval`, `tag`, `topic`. `posts` counts the facts that count their post for that
-    dimension (see AnalyticsFact)."""
+    """Sums of the facts published in one UTC day (grain 1), for one value of one dimension:
+    `all` (value ''), `channel`, `kind`, `model` ('' for a person), `approval`, `tag`,
+    `topic`; and in one UTC hour (grain 0) for `all` alone (the time series' buckets).
+    `posts` counts the facts that count their post for that dimension (see AnalyticsFact)."""
 
     __tablename__ = "analytics_rollups"
 
     organization_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
     )
+    # Keyed by dimension first: a time series reads one dimension's range of slots, a
+    # breakdown each of its dimensions' ranges.
+    dimension: Mapped[str] = mapped_column(String(16), primary_key=True)
     grain: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
     slot_start: Mapped[datetime] = mapped_column(primary_key=True)
-    dimension: Mapped[str] = mapped_column(String(16), primary_key=True)
     value: Mapped[str] = mapped_column(String(100), primary_key=True)
     targets: Mapped[int] = mapped_column(BigInteger)
     posts: Mapped[int] = mapped_column(BigInteger)

@@ -1,11 +1,12 @@
 """The report from the pre-aggregated rows (analytics/rollups.py), equal to the raw scan of
 analytics/query.py to the unit.
 
-A period [start, end] is cut at the report's bucket boundaries (local midnights). Each piece
-is read from the day rows for the whole UTC days in it, from the hour rows for the whole UTC
-hours left, and from the per-target facts for what is left at its ends (less than an hour on
-each side: a range's own ends, and the boundaries of zones whose offset is not whole hours,
-such as Asia/Kathmandu's +05:45).
+The time series: each bucket of a period (cut at local midnights) is read from the `all`
+rows of the whole UTC days in it, the `all` rows of the whole UTC hours left, and the
+per-target facts for what is left at its ends (less than an hour on each side: the range's
+own ends, and the midnights of zones whose offset is not whole hours, such as
+Asia/Kathmandu's +05:45). The totals and breakdowns: the whole period from the day rows of
+every dimension, and the facts of the partial days at its two ends.
 
 Post counts: every fact that is the first of its post (overall, on its channel, of its kind)
 counts the post once where it was published. A post counted before `start` that reaches into
@@ -31,35 +32,40 @@ from sqlalchemy import (
     Float,
     Integer,
     SmallInteger,
+    String,
     and_,
+    case,
     cast,
     func,
     literal,
     nulls_last,
     or_,
     select,
+    text,
     union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS, derive
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import CURRENT, PREVIOUS, AggregateRow
+from pressroom.analytics.query import CURRENT, PREVIOUS, AggregateRow, tags, topics
 from pressroom.analytics.rollups import (
     DAY,
     DAY_GRAIN,
     HOUR,
     HOUR_GRAIN,
+    MONTH_GRAIN,
     Fact,
     day_of,
     dirty,
     fact_from_row,
     facts,
     hour_of,
+    month_of,
+    next_month,
     post_facts,
     rollups,
 )
-from pressroom.db import UTCDateTime
 from pressroom.kit.schema import as_utc
 
 SECTIONS: Final = {
@@ -145,39 +151,64 @@ def periods_of(query: AnalyticsQuery) -> list[Period]:
     return found
 
 
-Span = tuple[int, datetime, datetime]  # bucket, from (inclusive), to (exclusive)
+# What a range of rows or of facts is read for: the `all` rows by time-series bucket, or the
+# other dimensions over the whole period.
+SERIES, BREAKDOWNS = 0, 1
+# (period, bucket, scope, grain, from, to): rows, or with grain -1, facts, from the
+# inclusive start to the exclusive end.
+Piece = tuple[int, int, int, int, datetime, datetime]
+FACTS = -1
 
 
-def _pieces(period: Period) -> tuple[list[tuple[int, int, datetime, datetime]], list[Span]]:
-    """(bucket, grain, from, to) ranges of rollup rows, and the (bucket, from, to) windows
-    to read from the facts, covering the period exactly."""
+def _cover(
+    period: Period, bucket: int, scope: int, lo: datetime, hi: datetime, *, hours: bool
+) -> list[Piece]:
+    """[lo, hi) as whole UTC months of rows, then whole days, then whole hours (when
+    `hours`), then facts for what is left at either end: the fewest rows that cover it."""
+    number = period.number
+    unit = HOUR if hours else DAY
+    inner_lo, inner_hi = _ceil(lo, unit), _floor(hi, unit)
+    if inner_lo >= inner_hi:
+        return [(number, bucket, scope, FACTS, lo, hi)]
+    pieces: list[Piece] = []
+    if lo < inner_lo:
+        pieces.append((number, bucket, scope, FACTS, lo, inner_lo))
+    if inner_hi < hi:
+        pieces.append((number, bucket, scope, FACTS, inner_hi, hi))
+    first_day, last_day = _ceil(inner_lo, DAY), _floor(inner_hi, DAY)
+    if first_day >= last_day:
+        return [*pieces, (number, bucket, scope, HOUR_GRAIN, inner_lo, inner_hi)]
+    if inner_lo < first_day:
+        pieces.append((number, bucket, scope, HOUR_GRAIN, inner_lo, first_day))
+    if last_day < inner_hi:
+        pieces.append((number, bucket, scope, HOUR_GRAIN, last_day, inner_hi))
+    first_month, last_month = month_of(first_day), month_of(last_day)
+    if first_month < first_day and first_month < last_month:
+        first_month = next_month(first_month)  # (never past the year 9999: < last_month)
+    if first_month >= last_month or first_month < first_day:
+        return [*pieces, (number, bucket, scope, DAY_GRAIN, first_day, last_day)]
+    pieces.append((number, bucket, scope, MONTH_GRAIN, first_month, last_month))
+    if first_day < first_month:
+        pieces.append((number, bucket, scope, DAY_GRAIN, first_day, first_month))
+    if last_month < last_day:
+        pieces.append((number, bucket, scope, DAY_GRAIN, last_month, last_day))
+    return pieces
+
+
+def _pieces(period: Period) -> list[Piece]:
+    """The rows and facts that cover the period exactly: for the time series, each bucket
+    (cut at local midnights) in days, hours and facts; for the breakdowns, the whole period
+    in days and facts."""
+    after = _just_after(period.end)
     cuts = [
         period.start,
         *[s for s in period.starts[1:] if period.start < s <= period.end],
-        _just_after(period.end),
+        after,
     ]
-    ranges: list[tuple[int, int, datetime, datetime]] = []
-    windows: list[Span] = []
+    pieces: list[Piece] = []
     for lo, hi in itertools.pairwise(cuts):
-        bucket = period.bucket_of(lo)
-        first_hour, last_hour = _ceil(lo, HOUR), _floor(hi, HOUR)
-        if first_hour >= last_hour:
-            windows.append((bucket, lo, hi))
-            continue
-        if lo < first_hour:
-            windows.append((bucket, lo, first_hour))
-        if last_hour < hi:
-            windows.append((bucket, last_hour, hi))
-        first_day, last_day = _ceil(first_hour, DAY), _floor(last_hour, DAY)
-        if first_day >= last_day:
-            ranges.append((bucket, HOUR_GRAIN, first_hour, last_hour))
-            continue
-        ranges.append((bucket, DAY_GRAIN, first_day, last_day))
-        if first_hour < first_day:
-            ranges.append((bucket, HOUR_GRAIN, first_hour, first_day))
-        if last_day < last_hour:
-            ranges.append((bucket, HOUR_GRAIN, last_day, last_hour))
-    return ranges, windows
+        pieces += _cover(period, period.bucket_of(lo), SERIES, lo, hi, hours=True)
+    return pieces + _cover(period, -1, BREAKDOWNS, period.start, after, hours=False)
 
 
 async def has_log(connection: AsyncConnection, organization_id: uuid.UUID) -> bool:
@@ -187,62 +218,141 @@ async def has_log(connection: AsyncConnection, organization_id: uuid.UUID) -> bo
     return found.first() is not None
 
 
-def _bounds(ranges: list[tuple[int, int, int, datetime, datetime]]) -> Any:
-    """The ranges as a table (period, bucket, grain, lo, hi) to join the rows to."""
-    rows = [
-        select(
-            literal(period, Integer).label("period"),
-            literal(bucket, Integer).label("bucket"),
-            literal(grain, SmallInteger).label("grain"),
-            literal(lo, UTCDateTime()).label("lo"),
-            literal(hi, UTCDateTime()).label("hi"),
+def _in_pieces(table: Any, time: str, pieces: list[Piece], *conditions: Any) -> Any:
+    """The rows of `table` in the pieces, with their piece's (period, bucket, scope): one
+    branch per period and scope (whose pieces never overlap), its rows found by an OR of
+    index ranges and given their bucket by the same ranges."""
+    branches = []
+    groups: dict[tuple[int, int], list[Piece]] = defaultdict(list)
+    for piece in pieces:
+        groups[(piece[0], piece[2])].append(piece)
+    for (period, scope), group in groups.items():
+        matches = [
+            and_(
+                *([table.c.grain == grain] if grain != FACTS else []),
+                table.c[time] >= lo,
+                table.c[time] < hi,
+            )
+            for _, _, _, grain, lo, hi in group
+        ]
+        bucket = case(
+            *[
+                (match, literal(piece[1], Integer))
+                for match, piece in zip(matches, group, strict=True)
+            ],
+            else_=literal(-1, Integer),
         )
-        for period, bucket, grain, lo, hi in ranges
-    ]
-    return (union_all(*rows) if len(rows) > 1 else rows[0]).subquery("bounds")
+        branches.append(
+            select(
+                literal(period, Integer).label("period"),
+                bucket.label("bucket"),
+                literal(scope, SmallInteger).label("scope"),
+                *table.c,
+            ).where(*conditions, or_(*matches))
+        )
+    return (union_all(*branches) if len(branches) > 1 else branches[0]).subquery("pieces")
+
+
+def _sums(source: Any) -> list[Any]:
+    return [func.sum(source.c[key]) for key in RAW_METRICS]
 
 
 async def _read_rollups(
-    connection: AsyncConnection,
-    organization_id: uuid.UUID,
-    ranges: list[tuple[int, int, int, datetime, datetime]],
-    tally: Tally,
+    connection: AsyncConnection, organization_id: uuid.UUID, pieces: list[Piece], tally: Tally
 ) -> None:
-    if not ranges:
+    """The rows of the pieces: the time series' `all` rows, the breakdowns' rows of every
+    other dimension."""
+    if not pieces:
         return
-    bounds = _bounds(ranges)
-    statement = (
-        select(
-            bounds.c.period,
-            bounds.c.bucket,
-            rollups.c.dimension,
-            rollups.c.value,
-            func.sum(rollups.c.targets),
-            func.sum(rollups.c.posts),
-            *[func.sum(rollups.c[key]) for key in RAW_METRICS],
+    parts: list[Any] = []
+    for scope, dimensions in (
+        (SERIES, ["all"]),
+        (BREAKDOWNS, [d for d in SECTIONS if d != "all"]),
+    ):
+        scoped = [p for p in pieces if p[2] == scope]
+        if not scoped:
+            continue
+        rows = _in_pieces(
+            rollups,
+            "slot_start",
+            scoped,
+            rollups.c.organization_id == organization_id,
+            rollups.c.dimension.in_(dimensions),
         )
-        .select_from(
-            bounds.join(
-                rollups,
-                and_(
-                    rollups.c.organization_id == organization_id,
-                    rollups.c.grain == bounds.c.grain,
-                    rollups.c.slot_start >= bounds.c.lo,
-                    rollups.c.slot_start < bounds.c.hi,
-                ),
+        keys = [rows.c.period, rows.c.bucket, rows.c.dimension, rows.c.value]
+        parts.append(
+            select(*keys, func.sum(rows.c.targets), func.sum(rows.c.posts), *_sums(rows)).group_by(
+                *keys
             )
         )
-        .group_by(bounds.c.period, bounds.c.bucket, rollups.c.dimension, rollups.c.value)
-    )
-    for row in await connection.execute(statement):
-        period, bucket, dimension, value, *sums = row
-        tally.add((int(period), int(bucket), dimension, value), (int(s or 0) for s in sums))
+    statement: Any = union_all(*parts) if len(parts) > 1 else parts[0]
+    _add_rows(tally, await connection.execute(statement))
 
 
-def _add_fact(tally: Tally, period: int, bucket: int, fact: Fact) -> None:
-    metrics = [fact.values[key] for key in RAW_METRICS]
-    for dimension, value, counts in fact.dimensions():
-        tally.add((period, bucket, dimension, value), [1, counts, *metrics])
+def _add_rows(tally: Tally, result: Any) -> None:
+    """Rows of (period, bucket, dimension, value, targets, posts, metric sums...)."""
+    for row in result:
+        key = (int(row[0]), int(row[1]), str(row[2]), str(row[3]))
+        tally.add(key, (int(amount or 0) for amount in row[4:]))
+
+
+# The dimensions of a fact's own columns, and which of its flags counts its post for each.
+_FACT_DIMENSIONS: Final = (
+    ("channel", "channel_id", "first_on_channel"),
+    ("kind", "content_kind", "first_of_kind"),
+    ("model", "model", "first_of_post"),
+    ("approval", "approval_status", "first_of_post"),
+)
+_FLAGS: Final = ("first_of_post", "first_on_channel", "first_of_kind")
+
+
+async def _read_facts(
+    connection: AsyncConnection, organization_id: uuid.UUID, pieces: list[Piece], tally: Tally
+) -> None:
+    """The facts of the pieces, summed in the database: by their own columns, and joined to
+    the posts' campaign tags and topics (which equal the facts' own while the log is
+    empty, as it is when the rollups answer)."""
+    if not pieces:
+        return
+    rows = _in_pieces(facts, "published_at", pieces, facts.c.organization_id == organization_id)
+    keys = [rows.c.period, rows.c.bucket, rows.c.scope]
+    keys += [rows.c[column] for _, column, _ in _FACT_DIMENSIONS]
+    own = select(
+        *keys, func.count(), *[func.sum(rows.c[flag]) for flag in _FLAGS], *_sums(rows)
+    ).group_by(*keys)
+    for row in await connection.execute(own):
+        period, bucket, scope, *values = row[: 3 + len(_FACT_DIMENSIONS)]
+        targets, *counted = row[3 + len(_FACT_DIMENSIONS) : 7 + len(_FACT_DIMENSIONS)]
+        metrics = [int(v or 0) for v in row[7 + len(_FACT_DIMENSIONS) :]]
+        if scope == SERIES:
+            tally.add((int(period), int(bucket), "all", ""), [int(targets), counted[0], *metrics])
+            continue
+        posts = dict(zip(_FLAGS, counted, strict=True))
+        for (dimension, _, flag), value in zip(_FACT_DIMENSIONS, values, strict=True):
+            key = (int(period), int(bucket), dimension, "" if value is None else str(value))
+            tally.add(key, [int(targets), int(posts[flag]), *metrics])
+    breakdowns = [p for p in pieces if p[2] == BREAKDOWNS]
+    if not breakdowns:
+        return
+    labelled = []
+    for dimension, table in (("tag", tags), ("topic", topics)):
+        rows = _in_pieces(
+            facts, "published_at", breakdowns, facts.c.organization_id == organization_id
+        )
+        keys = [rows.c.period, rows.c.bucket, table.c.value]
+        labelled.append(
+            select(
+                *keys[:2],
+                literal(dimension, String),
+                table.c.value,
+                func.count(),
+                func.sum(rows.c.first_of_post),
+                *_sums(rows),
+            )
+            .select_from(rows.join(table, table.c.post_id == rows.c.post_id))
+            .group_by(*keys)
+        )
+    _add_rows(tally, await connection.execute(union_all(*labelled)))
 
 
 async def _facts_where(connection: AsyncConnection, *conditions: Any) -> list[Fact]:
@@ -292,29 +402,9 @@ async def tally_periods(
     connection: AsyncConnection, organization_id: uuid.UUID, periods: list[Period]
 ) -> tuple[Tally, Straddlers]:
     tally = Tally()
-    ranges: list[tuple[int, int, int, datetime, datetime]] = []
-    windows: list[tuple[int, int, int, datetime, datetime]] = []
-    for period in periods:
-        pieces, spans = _pieces(period)
-        ranges += [(period.number, *piece) for piece in pieces]
-        windows += [(period.number, bucket, 0, lo, hi) for bucket, lo, hi in spans]
-    await _read_rollups(connection, organization_id, ranges, tally)
-    if windows:
-        bounds = _bounds(windows)
-        result = await connection.execute(
-            select(bounds.c.period, bounds.c.bucket, facts).select_from(
-                bounds.join(
-                    facts,
-                    and_(
-                        facts.c.organization_id == organization_id,
-                        facts.c.published_at >= bounds.c.lo,
-                        facts.c.published_at < bounds.c.hi,
-                    ),
-                )
-            )
-        )
-        for row in result:
-            _add_fact(tally, int(row.period), int(row.bucket), fact_from_row(row))
+    pieces = [piece for period in periods for piece in _pieces(period)]
+    await _read_rollups(connection, organization_id, [p for p in pieces if p[3] != FACTS], tally)
+    await _read_facts(connection, organization_id, [p for p in pieces if p[3] == FACTS], tally)
     # Posts crossing a period's start (counted before it), and the current period's end.
     gap = await _longest_gap(connection, organization_id)
     crossing: list[Any] = []
@@ -508,6 +598,12 @@ async def run_rollups(
     (filters, or a log not yet applied)."""
     if not answerable(query) or await has_log(connection, organization_id):
         return None
+    if connection.dialect.name == "postgresql":
+        # Every statement below reads a few hundred rows by index: starting parallel
+        # workers would cost more than the work (set for this transaction only).
+        await connection.execute(
+            text("SELECT set_config('max_parallel_workers_per_gather', '0', true)")
+        )
     periods = periods_of(query)
     tally, straddlers = await tally_periods(connection, organization_id, periods)
     return aggregate_rows(tally) + await page_rows(connection, organization_id, query, straddlers)

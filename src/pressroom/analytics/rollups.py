@@ -41,7 +41,7 @@ from pressroom.runtime import Runtime
 
 HOUR: Final = timedelta(hours=1)
 DAY: Final = timedelta(days=1)
-HOUR_GRAIN, DAY_GRAIN = 0, 1
+HOUR_GRAIN, DAY_GRAIN, MONTH_GRAIN = 0, 1, 2
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 # Posts refreshed per statement batch (bind parameters stay far below the limits).
 _BATCH: Final = 500
@@ -65,6 +65,15 @@ def hour_of(moment: datetime) -> datetime:
 
 def day_of(moment: datetime) -> datetime:
     return moment - (moment - _EPOCH) % DAY
+
+
+def month_of(moment: datetime) -> datetime:
+    """The first instant of the UTC calendar month holding `moment`."""
+    return day_of(moment).replace(day=1)
+
+
+def next_month(month: datetime) -> datetime:
+    return month.replace(year=month.year + month.month // 12, month=month.month % 12 + 1)
 
 
 @dataclass
@@ -221,20 +230,22 @@ async def current_facts(session: AsyncSession, post_ids: Sequence[uuid.UUID]) ->
 def add_contributions(
     deltas: dict[tuple[uuid.UUID, RollupKey], list[int]], fact: Fact, sign: int
 ) -> None:
-    """Add (sign 1) or take back (-1) `fact`'s share of its hour and day rows."""
-    for grain, start in (
-        (HOUR_GRAIN, hour_of(fact.published_at)),
-        (DAY_GRAIN, day_of(fact.published_at)),
-    ):
-        for dimension, value, counts in fact.dimensions():
-            cell = deltas.setdefault(
-                (fact.organization_id, (grain, start, dimension, value)),
-                [0] * (2 + len(RAW_METRICS)),
-            )
-            cell[0] += sign
-            cell[1] += sign * counts
-            for index, key in enumerate(RAW_METRICS):
-                cell[2 + index] += sign * fact.values[key]
+    """Add (sign 1) or take back (-1) `fact`'s share of its rows: its UTC month's and UTC
+    day's rows of every dimension value it has, and its UTC hour's row of `all`."""
+    metrics = [sign * fact.values[key] for key in RAW_METRICS]
+    day, month = day_of(fact.published_at), month_of(fact.published_at)
+    cells = [((HOUR_GRAIN, hour_of(fact.published_at), "all", ""), fact.first_of_post)]
+    for dimension, value, counts in fact.dimensions():
+        cells.append(((DAY_GRAIN, day, dimension, value), counts))
+        cells.append(((MONTH_GRAIN, month, dimension, value), counts))
+    for key, counts in cells:
+        cell = deltas.get((fact.organization_id, key))
+        if cell is None:
+            cell = deltas[(fact.organization_id, key)] = [0] * (2 + len(RAW_METRICS))
+        cell[0] += sign
+        cell[1] += sign * counts
+        for index, amount in enumerate(metrics, start=2):
+            cell[index] += amount
 
 
 async def refresh(session: AsyncSession, post_ids: Iterable[uuid.UUID]) -> int:
@@ -262,8 +273,11 @@ async def _refresh_batch(session: AsyncSession, post_ids: list[uuid.UUID]) -> in
     await session.execute(delete(AnalyticsFact).where(AnalyticsFact.post_id.in_(post_ids)))
     await session.execute(delete(AnalyticsPostFact).where(AnalyticsPostFact.post_id.in_(post_ids)))
     if new:
-        await session.execute(insert(facts), [fact.row() for fact in new])
-        await session.execute(insert(post_facts), _post_rows(new))
+        # Core inserts on the session's connection: the ORM's bulk path costs more than
+        # the statements themselves here.
+        connection = await session.connection()
+        await connection.execute(insert(facts), [fact.row() for fact in new])
+        await connection.execute(insert(post_facts), _post_rows(new))
     return len(old) + len(new)
 
 
@@ -309,14 +323,14 @@ async def _apply_deltas(
     dialect_insert = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
     statement = dialect_insert(AnalyticsRollup)
     statement = statement.on_conflict_do_update(
-        index_elements=["organization_id", "grain", "slot_start", "dimension", "value"],
+        index_elements=["organization_id", "dimension", "grain", "slot_start", "value"],
         set_={
             column: rollups.c[column] + statement.excluded[column]
             for column in ("targets", "posts", *RAW_METRICS)
         },
     )
     # Many parameter sets for one compiled statement (sent in batches by the driver).
-    await session.execute(statement, rows)
+    await (await session.connection()).execute(statement, rows)
 
 
 def _lock_key(organization_id: uuid.UUID) -> int:
@@ -384,14 +398,23 @@ async def refresh_recorded(
     session: AsyncSession, organization_ids: Iterable[uuid.UUID], post_ids: Iterable[uuid.UUID]
 ) -> None:
     """After metric snapshots in this transaction: refresh the posts they touched, and drop
-    the log entries their triggers appended (and any other entry of those posts)."""
+    the log entries of those posts that the refresh covers (its own triggers' entries, and
+    those committed before it read; one committed later stays for the next applier)."""
     wanted = sorted(set(post_ids), key=str)
     if not wanted:
         return
     for organization_id in sorted(set(organization_ids), key=str):
         await lock_organization(session, organization_id)
+    covered: list[int] = []
+    for start in range(0, len(wanted), _BATCH):
+        found = await session.execute(
+            select(dirty.c.id).where(dirty.c.post_id.in_(wanted[start : start + _BATCH]))
+        )
+        covered += found.scalars()
     await refresh(session, wanted)
-    await session.execute(delete(AnalyticsDirty).where(AnalyticsDirty.post_id.in_(wanted)))
+    for start in range(0, len(covered), _BATCH * 4):
+        chunk = covered[start : start + _BATCH * 4]
+        await session.execute(delete(AnalyticsDirty).where(AnalyticsDirty.id.in_(chunk)))
 
 
 async def count_posts(session: AsyncSession, organization_id: uuid.UUID) -> int:
@@ -426,6 +449,12 @@ async def rebuild(
         await _refresh_batch(session, batch)
         if progress is not None:
             progress(len(batch))
+    if dialect_name(session) == "postgresql":
+        # The tables were just filled in bulk: fresh statistics, so that reports are
+        # planned for their real size (autovacuum would get there later).
+        await session.execute(
+            text("ANALYZE analytics_facts, analytics_post_facts, analytics_rollups")
+        )
     return len(post_ids)
 
 

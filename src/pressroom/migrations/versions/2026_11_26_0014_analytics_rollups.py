@@ -169,9 +169,9 @@ def upgrade() -> None:
     op.create_table(
         "analytics_rollups",
         sa.Column("organization_id", sa.Uuid(), nullable=False),
+        sa.Column("dimension", sa.String(length=16), nullable=False),
         sa.Column("grain", sa.SmallInteger(), nullable=False),
         _time("slot_start"),
-        sa.Column("dimension", sa.String(length=16), nullable=False),
         sa.Column("value", sa.String(length=100), nullable=False),
         sa.Column("targets", sa.BigInteger(), nullable=False),
         sa.Column("posts", sa.BigInteger(), nullable=False),
@@ -179,9 +179,9 @@ def upgrade() -> None:
         _org_fk("analytics_rollups"),
         sa.PrimaryKeyConstraint(
             "organization_id",
+            "dimension",
             "grain",
             "slot_start",
-            "dimension",
             "value",
             name="pk_analytics_rollups",
         ),
