@@ -43,7 +43,21 @@ class MetricSnapshot(IdMixin, Base):
     clicks: Mapped[int | None] = mapped_column(BigInteger)
 
 
-class TargetMetrics(Base):
+class MetricSums:
+    """The eight raw metrics as required columns (0 until reported): a target's latest
+    values, or sums of them."""
+
+    impressions: Mapped[int] = mapped_column(BigInteger, default=0)
+    reach: Mapped[int] = mapped_column(BigInteger, default=0)
+    views: Mapped[int] = mapped_column(BigInteger, default=0)
+    likes: Mapped[int] = mapped_column(BigInteger, default=0)
+    comments: Mapped[int] = mapped_column(BigInteger, default=0)
+    shares: Mapped[int] = mapped_column(BigInteger, default=0)
+    saves: Mapped[int] = mapped_column(BigInteger, default=0)
+    clicks: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class TargetMetrics(MetricSums, Base):
     """The latest value of each metric of one published target (0 until reported)."""
 
     __tablename__ = "target_metrics"
@@ -61,14 +75,6 @@ class TargetMetrics(Base):
     published_at: Mapped[datetime] = mapped_column()
     # The capture time of the newest snapshot applied; an older one arriving late is ignored.
     captured_at: Mapped[datetime] = mapped_column()
-    impressions: Mapped[int] = mapped_column(BigInteger, default=0)
-    reach: Mapped[int] = mapped_column(BigInteger, default=0)
-    views: Mapped[int] = mapped_column(BigInteger, default=0)
-    likes: Mapped[int] = mapped_column(BigInteger, default=0)
-    comments: Mapped[int] = mapped_column(BigInteger, default=0)
-    shares: Mapped[int] = mapped_column(BigInteger, default=0)
-    saves: Mapped[int] = mapped_column(BigInteger, default=0)
-    clicks: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class MetricPoll(Base):
@@ -154,7 +160,7 @@ DELETED_POSTS = Index(
 # change to `analytics_dirty`; applying that log brings the three up to date.
 
 
-class AnalyticsFact(Base):
+class AnalyticsFact(MetricSums, Base):
     """One published target of a live post as the rollups count it."""
 
     __tablename__ = "analytics_facts"
@@ -189,17 +195,9 @@ class AnalyticsFact(Base):
     first_of_post: Mapped[int] = mapped_column(SmallInteger)
     first_on_channel: Mapped[int] = mapped_column(SmallInteger)
     first_of_kind: Mapped[int] = mapped_column(SmallInteger)
-    impressions: Mapped[int] = mapped_column(BigInteger)
-    reach: Mapped[int] = mapped_column(BigInteger)
-    views: Mapped[int] = mapped_column(BigInteger)
-    likes: Mapped[int] = mapped_column(BigInteger)
-    comments: Mapped[int] = mapped_column(BigInteger)
-    shares: Mapped[int] = mapped_column(BigInteger)
-    saves: Mapped[int] = mapped_column(BigInteger)
-    clicks: Mapped[int] = mapped_column(BigInteger)
 
 
-class AnalyticsPostFact(Base):
+class AnalyticsPostFact(MetricSums, Base):
     """A post's published targets summed: the page of posts reads one row per post."""
 
     __tablename__ = "analytics_post_facts"
@@ -213,17 +211,9 @@ class AnalyticsPostFact(Base):
     )
     first_at: Mapped[datetime] = mapped_column()
     last_at: Mapped[datetime] = mapped_column()
-    impressions: Mapped[int] = mapped_column(BigInteger)
-    reach: Mapped[int] = mapped_column(BigInteger)
-    views: Mapped[int] = mapped_column(BigInteger)
-    likes: Mapped[int] = mapped_column(BigInteger)
-    comments: Mapped[int] = mapped_column(BigInteger)
-    shares: Mapped[int] = mapped_column(BigInteger)
-    saves: Mapped[int] = mapped_column(BigInteger)
-    clicks: Mapped[int] = mapped_column(BigInteger)
 
 
-class AnalyticsRollup(Base):
+class AnalyticsRollup(MetricSums, Base):
     """Sums of the facts published in one UTC day (grain 1), for one value of one dimension:
     `all` (value ''), `channel`, `kind`, `model` ('' for a person), `approval`, `tag`,
     `topic`; and in one UTC hour (grain 0) for `all` alone (the time series' buckets).
@@ -242,14 +232,6 @@ class AnalyticsRollup(Base):
     value: Mapped[str] = mapped_column(String(100), primary_key=True)
     targets: Mapped[int] = mapped_column(BigInteger)
     posts: Mapped[int] = mapped_column(BigInteger)
-    impressions: Mapped[int] = mapped_column(BigInteger)
-    reach: Mapped[int] = mapped_column(BigInteger)
-    views: Mapped[int] = mapped_column(BigInteger)
-    likes: Mapped[int] = mapped_column(BigInteger)
-    comments: Mapped[int] = mapped_column(BigInteger)
-    shares: Mapped[int] = mapped_column(BigInteger)
-    saves: Mapped[int] = mapped_column(BigInteger)
-    clicks: Mapped[int] = mapped_column(BigInteger)
 
 
 class AnalyticsDirty(Base):

@@ -130,7 +130,9 @@ class Fact:
         }
 
 
-def fact_from_row(row: Any) -> Fact:
+def _fact(row: Any, tags: list[str], topics: list[str], **flags: Any) -> Fact:
+    """A fact from a row naming a target's columns (`target_id`, its post's model and
+    approval, its metrics)."""
     return Fact(
         target_id=row.target_id,
         organization_id=row.organization_id,
@@ -140,9 +142,19 @@ def fact_from_row(row: Any) -> Fact:
         content_kind=row.content_kind,
         model=row.model,
         approval_status=row.approval_status,
-        tags=json.loads(row.tags),
-        topics=json.loads(row.topics),
+        tags=tags,
+        topics=topics,
         values={key: int(row._mapping[key]) for key in RAW_METRICS},
+        **flags,
+    )
+
+
+def fact_from_row(row: Any) -> Fact:
+    """A stored fact (a row of `analytics_facts`)."""
+    return _fact(
+        row,
+        json.loads(row.tags),
+        json.loads(row.topics),
         first_of_post=int(row.first_of_post),
         first_on_channel=int(row.first_on_channel),
         first_of_kind=int(row.first_of_kind),
@@ -172,7 +184,7 @@ async def current_facts(session: AsyncSession, post_ids: Sequence[uuid.UUID]) ->
     latest = TargetMetrics.__table__
     result = await session.execute(
         select(
-            targets.c.id,
+            targets.c.id.label("target_id"),
             targets.c.organization_id,
             targets.c.post_id,
             targets.c.published_at,
@@ -208,18 +220,10 @@ async def current_facts(session: AsyncSession, post_ids: Sequence[uuid.UUID]) ->
     by_post: dict[uuid.UUID, list[Fact]] = defaultdict(list)
     for row in rows:
         by_post[row.post_id].append(
-            Fact(
-                target_id=row.id,
-                organization_id=row.organization_id,
-                post_id=row.post_id,
-                published_at=as_utc(row.published_at),
-                channel_id=row.channel_id,
-                content_kind=row.content_kind,
-                model=row.model,
-                approval_status=row.approval_status,
-                tags=[v for _, v in sorted(labels["tag"].get(row.post_id, []))],
-                topics=[v for _, v in sorted(labels["topic"].get(row.post_id, []))],
-                values={key: int(row._mapping[key]) for key in RAW_METRICS},
+            _fact(
+                row,
+                [v for _, v in sorted(labels["tag"].get(row.post_id, []))],
+                [v for _, v in sorted(labels["topic"].get(row.post_id, []))],
             )
         )
     for group in by_post.values():
