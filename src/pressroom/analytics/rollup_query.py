@@ -114,7 +114,9 @@ def _floor(moment: datetime, unit: timedelta) -> datetime:
 
 def _ceil(moment: datetime, unit: timedelta) -> datetime:
     floor = _floor(moment, unit)
-    return floor if floor == moment else floor + unit
+    # In the last hour or day of year 9999 there is no next boundary: the calendar's end
+    # stands in for it, so the rest of the period is read from the facts.
+    return floor if floor == moment else _shift(floor, unit)
 
 
 def _just_after(moment: datetime) -> datetime:
