@@ -24,7 +24,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import (
@@ -102,9 +102,25 @@ class Tally:
             cell[index] += value
 
 
+# The ends of the calendar (years 1 and 9999, which a range may reach).
+_EARLIEST: Final = datetime.min.replace(tzinfo=UTC)
+_LATEST: Final = datetime.max.replace(tzinfo=UTC)
+
+
+def _shifted(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta`, held at the ends of the calendar: past them there is nothing to
+    read, and every bound made here is clipped to a period or compared with stored times."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return _LATEST if delta > timedelta(0) else _EARLIEST
+
+
 def _ceil(moment: datetime, unit: timedelta) -> datetime:
     floor = slot_of(moment) if unit == SLOT else day_of(moment)
-    return floor if floor == moment else floor + unit
+    # In the last slot or day of year 9999 there is no next boundary: `_LATEST` stands in
+    # for it, so the rest of the period is read from the facts.
+    return floor if floor == moment else _shifted(floor, unit)
 
 
 def periods_of(query: AnalyticsQuery) -> list[Period] | None:
@@ -284,13 +300,13 @@ async def tally_periods(
             crossing.append(
                 and_(
                     facts.c.published_at >= period.start,
-                    facts.c.published_at <= min(period.end, period.start + gap),
+                    facts.c.published_at <= min(period.end, _shifted(period.start, gap)),
                     facts.c.post_first_at < period.start,
                 )
             )
         crossing.append(
             and_(
-                facts.c.post_first_at >= max(current.start, current.end - gap),
+                facts.c.post_first_at >= max(current.start, _shifted(current.end, -gap)),
                 facts.c.post_first_at <= current.end,
                 facts.c.published_at > current.end,
             )
