@@ -52,7 +52,7 @@ from pressroom.analytics.query import (
 from pressroom.analytics.recording import Observation, record
 from pressroom.analytics.report import assemble
 from pressroom.analytics.rollup_query import run_rollups
-from pressroom.analytics.rollups import SLOT, apply_log, rebuild
+from pressroom.analytics.rollups import apply_log, rebuild
 from pressroom.channels.models import Channel
 from pressroom.cli import app as cli
 from pressroom.config import Settings
@@ -63,6 +63,10 @@ from tests.analytics.factory import Published, Target, make_channel, publish
 from tests.factories import SERVER_KEY, Tenant, make_tenant
 
 runner = CliRunner()
+
+# Data and queries land on 15-minute steps (the finest offset step of the tz database's
+# zones: Kathmandu's +05:45, Chatham's +12:45) as well as on arbitrary instants.
+SLOT = timedelta(minutes=15)
 
 
 def at(text: str) -> datetime:
