@@ -629,8 +629,11 @@ def main() -> None:
     summary = {
         "machine": f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} CPUs",
         "load_average_at_start": os.getloadavg(),
-        "runs": [run(kind, args) for kind in kinds],
+        "runs": [],
     }
+    for kind in kinds:
+        summary["runs"].append(result := run(kind, args))
+        print(json.dumps(result), flush=True)
     (ROOT / "bench" / "results" / "analytics.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))
 
