@@ -468,8 +468,9 @@ class DeliveryClient(httpx.AsyncClient):
         self.network_backend = transport.network_backend
         self._resolve_timeout = timeout
 
-    async def vet_destination(self, url: str | httpx.URL) -> None:
+    async def vet_destination(self, url: str | httpx.URL) -> httpx.URL:
         """Re-check the URL and resolve its host now; the next connection goes to that address.
+        Returns the URL parsed, to send the request to.
 
         Raises DestinationBlocked if the URL breaks a rule or the host has a non-public answer,
         httpx.ConnectError if the name does not resolve, httpx.ConnectTimeout if resolving
@@ -478,7 +479,7 @@ class DeliveryClient(httpx.AsyncClient):
         reasons = _url_reasons(str(url), self.network_backend.override_hosts)
         if reasons:
             raise DestinationBlocked("; ".join(reasons))
-        parsed = httpx.URL(url)
+        parsed = _parsed_url(url) if isinstance(url, str) else url
         host = parsed.raw_host.decode("ascii")
         try:
             async with asyncio.timeout(self._resolve_timeout):
@@ -487,10 +488,13 @@ class DeliveryClient(httpx.AsyncClient):
             raise httpx.ConnectTimeout(f"resolving {host} timed out") from exc
         except OSError as exc:
             raise httpx.ConnectError(f"could not resolve {host}: {exc}") from exc
+        return parsed
 
 
 # The URL text rules are pure: judging the same URL again at every attempt need not cost anything.
 _url_reasons = functools.lru_cache(maxsize=4096)(check_destination_url)
+# Nor parsing it (httpx.URL is immutable): a few endpoints receive attempt after attempt.
+_parsed_url = functools.lru_cache(maxsize=4096)(httpx.URL)
 
 
 def delivery_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
