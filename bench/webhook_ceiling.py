@@ -38,7 +38,9 @@ async def run(url: str, ca: str, body: bytes, requests: int, concurrency: int) -
     )
     statuses: Counter[int] = Counter()
     remaining = iter(range(requests))
-    async with httpx.AsyncClient(transport=transport) as client:
+    # The worker's attempt timeout (PRESSROOM_WEBHOOK_TIMEOUT_SECONDS' default), not httpx's 5 s,
+    # which a loaded machine can exceed.
+    async with httpx.AsyncClient(transport=transport, timeout=10.0) as client:
 
         async def sender() -> None:
             for _ in remaining:

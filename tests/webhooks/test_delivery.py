@@ -456,6 +456,26 @@ async def test_deliveries_to_an_endpoint_reuse_one_connection(
     assert receiver.accepted_connections - accepted == 1
 
 
+async def test_cookies_a_receiver_sets_are_never_sent_back(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, receiver: WebhookReceiver
+):
+    """Endpoints of different organizations may share a host: nothing one receiver sets may
+    reach the next delivery."""
+    first, first_path = await subscribe(client, tenant, receiver)
+    second, second_path = await subscribe(client, tenant, receiver)
+    receiver.respond(200, headers={"Set-Cookie": "session=hunter2; Path=/"}, path=first_path)
+    _, deliveries = await emit(runtime, tenant)
+    for endpoint in (first, second):
+        (delivery,) = [d for d in deliveries if str(d.endpoint_id) == endpoint["id"]]
+        await settled_delivery(client, tenant, endpoint["id"], delivery.id)
+    _, deliveries = await emit(runtime, tenant)
+    (later,) = [d for d in deliveries if str(d.endpoint_id) == second["id"]]
+    await settled_delivery(client, tenant, second["id"], later.id)
+    sent = requests_to(receiver, first_path) + requests_to(receiver, second_path)
+    assert len(sent) == 4
+    assert all("cookie" not in request.headers for request in sent)
+
+
 async def test_each_delivery_to_a_healthy_receiver_arrives_exactly_once(
     client: httpx.AsyncClient,
     runtime: Runtime,

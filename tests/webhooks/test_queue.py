@@ -54,7 +54,18 @@ async def claim(
         return await queue.claim_due(session, **arguments)
 
 
-async def record(runtime: Runtime, *results: AttemptResult) -> list[queue.Recorded]:
+@pytest.fixture(params=["record", "record_results"])
+def record_path(request: pytest.FixtureRequest) -> str:
+    """The worker's record (one statement on PostgreSQL) and the portable one it falls back to."""
+    return str(request.param)
+
+
+async def record(
+    runtime: Runtime, *results: AttemptResult, path: str = "record"
+) -> list[queue.Recorded]:
+    if path == "record":
+        recorded, _ = await queue.record(runtime, list(results), delays=(1.0,), now=utcnow())
+        return recorded
     async with unit_of_work(runtime.sessions) as session:
         return await queue.record_results(session, list(results), delays=(1.0,), now=utcnow())
 
@@ -125,7 +136,7 @@ async def test_claim_is_fair_across_endpoints(
 
 
 async def test_result_is_recorded_only_while_the_lease_is_held(
-    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, record_path: str
 ):
     await settle_queue(runtime)
     endpoint = await create_endpoint(client, tenant, "https://hooks.example.com/lease")
@@ -135,19 +146,54 @@ async def test_result_is_recorded_only_while_the_lease_is_held(
     assert await release_lapsed(runtime) >= 1
     (fast,) = await claim(runtime, owner="fast:1")
     assert fast.delivery_id == slow.delivery_id == delivery.id
-    assert await record(runtime, ok(slow)) == []
-    recorded = await record(runtime, ok(fast))
+    assert await record(runtime, ok(slow), path=record_path) == []
+    recorded = await record(runtime, ok(fast), path=record_path)
     assert len(recorded) == 1
     read = await get_delivery(client, tenant, endpoint["id"], delivery.id)
     assert read["status"] == "succeeded"
     assert len(read["attempts"]) == 1
     # A late duplicate of the same result changes nothing either.
-    assert await record(runtime, ok(fast)) == []
+    assert await record(runtime, ok(fast), path=record_path) == []
     async with unit_of_work(runtime.sessions) as session:
         count = await session.scalar(
             select(func.count()).where(DeliveryAttempt.delivery_id == delivery.id)
         )
     assert count == 1
+
+
+async def test_a_batch_of_results_records_each_delivery_and_its_attempt(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, record_path: str
+):
+    await settle_queue(runtime)
+    endpoint = await create_endpoint(client, tenant, "https://hooks.example.com/batch")
+    for _ in range(3):
+        await emit(runtime, tenant)
+    succeeded, retried, refused = await claim(runtime)
+    started = utcnow()
+    results = [
+        AttemptResult(succeeded, started, 204, 7, None, None, False),
+        AttemptResult(retried, started, 503, 9, "http_error", "the endpoint answered 503", True),
+        AttemptResult(refused, started, None, None, "redirect", "no redirects", False),
+    ]
+    recorded = await record(runtime, *results, path=record_path)
+    assert {item.result.claimed.delivery_id: item.state.status for item in recorded} == {
+        succeeded.delivery_id: "succeeded",
+        retried.delivery_id: "pending",
+        refused.delivery_id: "exhausted",
+    }
+    read = await get_delivery(client, tenant, endpoint["id"], retried.delivery_id)
+    assert read["status"] == "pending"
+    assert read["attemptCount"] == 1
+    assert read["responseStatus"] == 503
+    (attempt,) = read["attempts"]
+    assert attempt["number"] == 1
+    assert attempt["trigger"] == "scheduled"
+    assert attempt["outcome"] == "failed"
+    assert attempt["error"]["code"] == "http_error"
+    assert (attempt["responseStatus"], attempt["latencyMs"]) == (503, 9)
+    # The retry is claimable once due, under a new lease.
+    (again,) = await claim(runtime, now=utcnow() + timedelta(seconds=2))
+    assert (again.delivery_id, again.number) == (retried.delivery_id, 2)
 
 
 async def test_live_leases_are_not_taken_back(

@@ -13,8 +13,9 @@ import pytest
 
 from pressroom.kit.outbound.destination import DestinationBlocked
 from pressroom.kit.outbound.transport import (
+    COALESCED_BYTES,
     DeliveryClient,
-    _SocketCachingStream,
+    _ConnectionStream,
     make_delivery_client,
 )
 
@@ -251,16 +252,18 @@ async def test_unresolvable_name_is_a_connect_error(
 
 
 class _FakeStream(httpcore.AsyncNetworkStream):
-    """A network stream over one end of a socket pair; counts socket lookups."""
+    """A network stream over one end of a socket pair; counts socket lookups, keeps writes."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.lookups = 0
+        self.writes: list[bytes] = []
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         return self.sock.recv(max_bytes)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        self.writes.append(buffer)
         self.sock.sendall(buffer)
 
     async def aclose(self) -> None:
@@ -278,7 +281,7 @@ def test_idle_connection_closed_by_the_server_reads_as_readable() -> None:
     closed it); the socket is looked up once, not on every check."""
     ours, theirs = socket.socketpair()
     inner = _FakeStream(ours)
-    stream = _SocketCachingStream(inner)
+    stream = _ConnectionStream(inner)
     try:
         assert stream.get_extra_info("is_readable") is False
         assert stream.get_extra_info("is_readable") is False
@@ -288,6 +291,45 @@ def test_idle_connection_closed_by_the_server_reads_as_readable() -> None:
         assert inner.lookups == 1
         ours.close()  # a socket that is gone counts as readable: the pool discards it
         assert stream.get_extra_info("is_readable") is True
+    finally:
+        ours.close()
+        theirs.close()
+
+
+async def test_a_request_head_and_small_body_are_sent_in_one_write() -> None:
+    """One TLS record and one send per webhook: what httpcore writes in pieces goes out
+    together once the answer is awaited."""
+    ours, theirs = socket.socketpair()
+    inner = _FakeStream(ours)
+    stream = _ConnectionStream(inner)
+    try:
+        await stream.write(b"POST /hook HTTP/1.1\r\nContent-Length: 2\r\n\r\n")
+        await stream.write(b"{}")
+        await stream.write(b"")
+        assert inner.writes == []
+        theirs.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+        assert await stream.read(1024) == b"HTTP/1.1 204 No Content\r\n\r\n"
+        assert inner.writes == [b"POST /hook HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"]
+        assert theirs.recv(1024) == inner.writes[0]
+    finally:
+        ours.close()
+        theirs.close()
+
+
+async def test_a_large_body_is_sent_as_it_comes() -> None:
+    ours, theirs = socket.socketpair()
+    for end in (ours, theirs):  # room for both pieces: nothing reads them here
+        end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+        end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    inner = _FakeStream(ours)
+    stream = _ConnectionStream(inner)
+    try:
+        head = b"POST /upload HTTP/1.1\r\n\r\n"
+        await stream.write(head)
+        await stream.write(bytes(COALESCED_BYTES))
+        assert [len(w) for w in inner.writes] == [len(head) + COALESCED_BYTES]
+        await stream.write(bytes(COALESCED_BYTES))
+        assert len(inner.writes) == 2
     finally:
         ours.close()
         theirs.close()

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
 import typer
@@ -183,8 +183,20 @@ def worker(
             if metrics is not None:
                 await metrics.stop()
 
-    asyncio.run(_with_runtime(settings, run))
+    with asyncio.Runner(loop_factory=_event_loop_factory()) as runner:
+        runner.run(_with_runtime(settings, run))
     _emit(as_json, {"stopped": True}, "workers stopped")
+
+
+def _event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop where it is installed, as uvicorn picks it for `serve`'s API, else asyncio's own
+    loop. The delivery worker's time goes largely to sockets (TLS to receivers, the database),
+    which uvloop handles in C."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - installed with uvicorn[standard]
+        return None
+    return uvloop.new_event_loop
 
 
 class _MetricsServer:

@@ -202,12 +202,12 @@ async def perform_attempt(
     try:
         async with asyncio.timeout_at(deadline):
             try:
-                await client.vet_destination(claimed.url)
+                url = await client.vet_destination(claimed.url)
             except httpx.ConnectError as exc:
                 return _failure(claimed, started_at, "dns_error", str(exc), retryable=True)
             request = client.build_request(
                 "POST",
-                claimed.url,
+                url,
                 content=claimed.body,
                 headers=request_headers(claimed, secrets, int(time.time())),
             )

@@ -67,9 +67,10 @@ async def claim(runtime: Runtime, **arguments: Unpack[ClaimArguments]) -> list[C
 
     The claim is on the path from an event to its first attempt: on PostgreSQL it is one
     statement in autocommit (one round trip); on SQLite a short transaction."""
-    engine = runtime.engine
-    if engine.dialect.name == "postgresql":
-        async with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
+    if runtime.engine.dialect.name == "postgresql":
+        # Runtime.reader is, on PostgreSQL, the engine in autocommit (made once: making one
+        # costs about as much as the claim's own Python work).
+        async with runtime.reader.connect() as connection:
             return await _claim_in_one_statement(connection, arguments)
     async with unit_of_work(runtime.sessions) as session:
         return await claim_due(session, **arguments)
@@ -233,6 +234,127 @@ class Recorded:
     state: NextState
 
 
+async def record(
+    runtime: Runtime,
+    results: Sequence[AttemptResult],
+    *,
+    delays: Sequence[float],
+    now: datetime,
+    release_lapsed: bool = False,
+) -> tuple[list[Recorded], int]:
+    """Record finished attempts, for the deliveries whose lease this worker still holds, and
+    with `release_lapsed` take back lapsed leases; committed when this returns: (what was
+    recorded, how many leases were taken back).
+
+    The worker records after every few sends, so this is kept to one round trip: on
+    PostgreSQL one statement in autocommit (and one more to take back leases); on SQLite a
+    short transaction."""
+    if runtime.engine.dialect.name != "postgresql":
+        async with unit_of_work(runtime.sessions) as session:
+            recorded = await record_results(session, results, delays=delays, now=now)
+            released = await release_lapsed_leases(session, now) if release_lapsed else 0
+        return recorded, released
+    recorded = []
+    released = 0
+    async with runtime.reader.connect() as connection:  # autocommit, as for the claim
+        if results:
+            recorded = await _record_in_one_statement(connection, results, delays, now)
+        if release_lapsed:
+            released = await release_lapsed_leases(connection, now)
+    return recorded, released
+
+
+# The PostgreSQL record: lock the deliveries still leased by the claims that made these
+# attempts, in id order (as `record_results` does, so recorders and replays never deadlock),
+# write their new state, and add an attempt row for each delivery updated; the attempts
+# returned are the ones recorded. One statement, so it commits or fails as a whole.
+_RECORD_SQL = text(
+    """
+WITH outcome AS (
+    SELECT *
+    FROM unnest(:ids, :owners, :statuses, :next_attempts, :response_statuses, :latencies,
+                :numbers)
+        AS o (id, lease_owner, status, next_attempt_at, response_status, latency_ms, number)
+), held AS (
+    SELECT d.id
+    FROM webhook_deliveries AS d
+    JOIN outcome AS o ON o.id = d.id AND o.lease_owner = d.lease_owner
+    WHERE d.status = 'processing'
+    ORDER BY d.id
+    FOR UPDATE OF d
+), updated AS (
+    UPDATE webhook_deliveries AS d
+    SET status = o.status, next_attempt_at = o.next_attempt_at,
+        response_status = o.response_status, latency_ms = o.latency_ms,
+        attempt_count = o.number, next_trigger = 'scheduled', lease_owner = NULL,
+        lease_until = NULL, updated_at = :now
+    FROM held, outcome AS o
+    WHERE d.id = held.id AND o.id = held.id
+    RETURNING d.id
+)
+INSERT INTO webhook_delivery_attempts
+    (id, delivery_id, number, trigger, started_at, response_status, latency_ms, outcome,
+     error_code, error_message)
+SELECT a.id, a.delivery_id, a.number, a.trigger, a.started_at, a.response_status,
+       a.latency_ms, a.outcome, a.error_code, a.error_message
+FROM unnest(:attempt_ids, :ids, :numbers, :triggers, :started, :response_statuses,
+            :latencies, :outcomes, :error_codes, :error_messages)
+    AS a (id, delivery_id, number, trigger, started_at, response_status, latency_ms, outcome,
+          error_code, error_message)
+JOIN updated AS u ON u.id = a.delivery_id
+RETURNING delivery_id
+"""
+).bindparams(
+    bindparam("now", type_=UTCDateTime()),
+    bindparam("ids", type_=ARRAY(Uuid())),
+    bindparam("owners", type_=ARRAY(String())),
+    bindparam("statuses", type_=ARRAY(String())),
+    bindparam("next_attempts", type_=ARRAY(UTCDateTime())),
+    bindparam("response_statuses", type_=ARRAY(Integer())),
+    bindparam("latencies", type_=ARRAY(Integer())),
+    bindparam("numbers", type_=ARRAY(Integer())),
+    bindparam("attempt_ids", type_=ARRAY(Uuid())),
+    bindparam("triggers", type_=ARRAY(String())),
+    bindparam("started", type_=ARRAY(UTCDateTime())),
+    bindparam("outcomes", type_=ARRAY(String())),
+    bindparam("error_codes", type_=ARRAY(String())),
+    bindparam("error_messages", type_=ARRAY(String())),
+)
+
+
+async def _record_in_one_statement(
+    connection: AsyncConnection,
+    results: Sequence[AttemptResult],
+    delays: Sequence[float],
+    now: datetime,
+) -> list[Recorded]:
+    # One result per delivery: a lease is claimed once and attempted once.
+    unique = list({result.claimed.delivery_id: result for result in results}.values())
+    outcomes = [Recorded(result, next_state(result, delays, now)) for result in unique]
+    claims = [item.result.claimed for item in outcomes]
+    rows = await connection.execute(
+        _RECORD_SQL,
+        {
+            "now": now,
+            "ids": [c.delivery_id for c in claims],
+            "owners": [c.lease_owner for c in claims],
+            "statuses": [item.state.status for item in outcomes],
+            "next_attempts": [item.state.next_attempt_at for item in outcomes],
+            "response_statuses": [r.response_status for r in unique],
+            "latencies": [r.latency_ms for r in unique],
+            "numbers": [c.number for c in claims],
+            "attempt_ids": [uuid7() for _ in claims],
+            "triggers": [c.trigger for c in claims],
+            "started": [r.started_at for r in unique],
+            "outcomes": ["succeeded" if r.succeeded else "failed" for r in unique],
+            "error_codes": [r.error_code for r in unique],
+            "error_messages": [r.error_message for r in unique],
+        },
+    )
+    written = {row.delivery_id for row in rows}
+    return [item for item in outcomes if item.result.claimed.delivery_id in written]
+
+
 async def record_results(
     session: AsyncSession,
     results: Sequence[AttemptResult],
@@ -240,9 +362,9 @@ async def record_results(
     delays: Sequence[float],
     now: datetime,
 ) -> list[Recorded]:
-    """Write each attempt and its delivery's new state, in the caller's transaction, for the
-    deliveries whose lease this worker still holds; the others were taken over and are left
-    alone."""
+    """`record` in the caller's transaction, with portable statements (any database): write
+    each attempt and its delivery's new state, for the deliveries whose lease this worker
+    still holds; the others were taken over and are left alone."""
     if not results:
         return []
     ids = sorted({result.claimed.delivery_id for result in results})
@@ -326,7 +448,9 @@ async def release_claims(session: AsyncSession, claims: Sequence[ClaimedDelivery
         )
 
 
-async def release_lapsed_leases(session: AsyncSession, now: datetime, batch: int = 500) -> int:
+async def release_lapsed_leases(
+    session: AsyncSession | AsyncConnection, now: datetime, batch: int = 500
+) -> int:
     """Put deliveries whose worker's lease ran out back in the queue (their next_attempt_at
     is kept, so they go first). The worker, if it still lives, can no longer record."""
     lapsed = (

@@ -100,6 +100,8 @@ class DeliveryWorker:
         # Deliveries were announced on the channel since the last run (see _worth_claiming).
         self._new_work = False
         self._maybe_more: dict[uuid.UUID, bool] = {}
+        # An endpoint with more due work runs low on claimed deliveries: claim on the next run.
+        self._refill = False
         self._secrets: OrderedDict[str, str] = OrderedDict()
 
     # the loop
@@ -136,7 +138,7 @@ class DeliveryWorker:
                 self._waiting.setdefault(delivery.endpoint_id, deque()).append(delivery)
             for endpoint_id, taken in Counter(d.endpoint_id for d in claimed).items():
                 # Took all it had room for: there is probably more, so refill as soon as its
-                # local queue runs dry rather than at the next record wake.
+                # local queue runs low rather than at the next record wake.
                 self._maybe_more[endpoint_id] = (
                     taken >= room_before.get(endpoint_id, self.held_per_endpoint)
                     or len(claimed) >= limit
@@ -149,12 +151,14 @@ class DeliveryWorker:
         """Whether this run should look for due work.
 
         Always, unless the only reason to run is this worker's own attempts finishing: then
-        only once some endpoint has sent everything it holds locally, so a busy endpoint is
-        refilled in batches rather than one claim per finished attempt."""
+        only once an endpoint with more due work runs low (see `_attempt`), or some endpoint
+        has sent everything it holds locally, so a busy endpoint is refilled in batches rather
+        than one claim per finished attempt."""
         results_ready = self.results_ready.consume()
         own_wake_only = results_ready and not self._new_work
+        refill, self._refill = self._refill, False
         self._new_work = False
-        if not own_wake_only:
+        if not own_wake_only or refill:
             return True
         return any(n <= self.in_flight_per_endpoint for n in self._held.values()) or not self._held
 
@@ -172,12 +176,17 @@ class DeliveryWorker:
     async def _record_all(self, runtime: Runtime) -> None:
         try:
             await self._record(runtime, release_lapsed=time.monotonic() >= self._next_lease_check)
-            while self._finished:
+            # What finished meanwhile is recorded at once only if it fills a batch or nothing
+            # else is under way; otherwise a little later, together with what follows it.
+            while self._finished and self._record_now():
                 await self._record(runtime)
         except Exception:
             # The results were kept; the next run tries again (and a dead database shows up
             # in the claim, which backs the loop off).
             log.exception("could not record webhook attempts; will retry")
+            return
+        if self._finished:
+            self._arm_record_timer()
 
     def lease(self, timeout: float) -> timedelta:
         """The lease of a claim: long enough for every delivery this worker may hold for one
@@ -275,7 +284,11 @@ class DeliveryWorker:
                 del self._active[endpoint_id]
         self._finished.append(result)
         self._start_waiting(endpoint_id, client, runtime)
-        if not self._waiting.get(endpoint_id) and self._maybe_more.pop(endpoint_id, False):
+        # Refill while one round of sends is still queued, so the claim's round trip overlaps
+        # with sending instead of leaving the endpoint's slots idle until it returns.
+        low = len(self._waiting.get(endpoint_id, ())) <= self.in_flight_per_endpoint
+        if low and self._maybe_more.pop(endpoint_id, False):
+            self._refill = True
             self.results_ready.set()
         self._wake_to_record()
 
@@ -307,13 +320,26 @@ class DeliveryWorker:
         self._record_timer = None
         self.results_ready.set()
 
+    def _record_now(self) -> bool:
+        """Whether the finished attempts are worth a record right away: a full batch, or
+        nothing else under way that could join them (the calling attempt aside)."""
+        return (
+            len(self._finished) >= RECORD_BATCH
+            or self._closing
+            or not self._tasks - {asyncio.current_task()}
+        )
+
     def _wake_to_record(self) -> None:
         """Wake the loop soon, so finished attempts are recorded together."""
-        if len(self._finished) >= RECORD_BATCH or not self._tasks - {asyncio.current_task()}:
+        if self._record_now():
             if self._record_timer is not None:
                 self._record_timer.cancel()
             self._wake()
-        elif self._record_timer is None:
+        else:
+            self._arm_record_timer()
+
+    def _arm_record_timer(self) -> None:
+        if self._record_timer is None:
             self._record_timer = asyncio.get_running_loop().call_later(
                 RECORD_DELAY_SECONDS, self._wake
             )
@@ -323,15 +349,14 @@ class DeliveryWorker:
         finished, self._finished = self._finished, []
         if not finished and not release_lapsed:
             return
-        now = utcnow()
-        released = 0
         try:
-            async with unit_of_work(runtime.sessions) as session:
-                recorded = await queue.record_results(
-                    session, finished, delays=runtime.settings.retry_delays, now=now
-                )
-                if release_lapsed:
-                    released = await queue.release_lapsed_leases(session, now)
+            recorded, released = await queue.record(
+                runtime,
+                finished,
+                delays=runtime.settings.retry_delays,
+                now=utcnow(),
+                release_lapsed=release_lapsed,
+            )
         except BaseException:
             # Keep them for the next run: the leases stay ours until they lapse.
             self._finished[:0] = finished

@@ -47,6 +47,9 @@ USER_AGENT = "Pressroom-Webhooks/1"
 # httpcore writes a request's headers and body separately; without TCP_NODELAY the body waits
 # for the receiver to acknowledge the headers (Nagle's algorithm and delayed ACKs).
 SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+# Writes smaller than this together are sent as one (see _ConnectionStream): a request's head
+# and a webhook's body go out in one TLS record.
+COALESCED_BYTES = 64 * 1024
 KEEPALIVE_EXPIRY_SECONDS = 15.0
 # A destination vetted for the proxy is vetted again after this long (as a pooled connection
 # is resolved again once it expires), not at every request.
@@ -90,25 +93,49 @@ def _httpx_exceptions(request: httpx.Request, deadline_seconds: float | None) ->
         raise  # DestinationBlocked and anything unexpected pass through unchanged
 
 
-class _SocketCachingStream(httpcore.AsyncNetworkStream):
-    """A network stream that looks its socket up once.
+class _ConnectionStream(httpcore.AsyncNetworkStream):
+    """A connection's network stream that looks its socket up once and sends each request in
+    one piece.
 
     httpcore asks every pooled connection for its socket (`has_expired`) on each request and
     each response close; through anyio's TLS stream every such lookup builds a dict of
     closures. The socket of a connection never changes, so it is looked up once (measured:
-    about a fifth of a webhook attempt's CPU, bench/README.md)."""
+    about a fifth of a webhook attempt's CPU, bench/README.md).
+
+    httpcore writes a request's head and its body separately: two TLS records and two sends
+    for a webhook of a kilobyte. Small writes are held until the first read (when the request
+    is complete and its answer awaited) or until they add up to `COALESCED_BYTES`, then sent
+    together; a large body still goes out as it comes."""
 
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self._socket: Any = None
+        self._held: list[bytes] = []
+        self._held_bytes = 0
+        self._write_timeout: float | None = None
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        if self._held:
+            await self._send_held()
         return await self._inner.read(max_bytes, timeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
-        await self._inner.write(buffer, timeout)
+        if not buffer:
+            return
+        self._held.append(buffer)
+        self._held_bytes += len(buffer)
+        self._write_timeout = timeout
+        if self._held_bytes >= COALESCED_BYTES:
+            await self._send_held()
+
+    async def _send_held(self) -> None:
+        data = self._held[0] if len(self._held) == 1 else b"".join(self._held)
+        self._held.clear()
+        self._held_bytes = 0
+        await self._inner.write(data, self._write_timeout)
 
     async def aclose(self) -> None:
+        self._held.clear()  # an unfinished request: nothing waits for its answer
         await self._inner.aclose()
 
     async def start_tls(
@@ -117,9 +144,9 @@ class _SocketCachingStream(httpcore.AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
     ) -> httpcore.AsyncNetworkStream:
-        return _SocketCachingStream(
-            await self._inner.start_tls(ssl_context, server_hostname, timeout)
-        )
+        if self._held:
+            await self._send_held()
+        return _ConnectionStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
 
     def get_extra_info(self, info: str) -> Any:
         if info == "socket":
@@ -257,7 +284,7 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
             local_address=local_address,
             socket_options=socket_options,
         )
-        return _SocketCachingStream(stream)
+        return _ConnectionStream(stream)
 
     async def connect_unix_socket(
         self,
@@ -406,8 +433,29 @@ class PinnedTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
+class _NoCookies(httpx.Cookies):
+    """A cookie jar that keeps nothing: each delivery stands alone. A receiver's Set-Cookie
+    must never ride along on later deliveries, which may go to another organization's
+    endpoint on the same host (and reading every response's cookies costs CPU per attempt)."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return None
+
+
 class DeliveryClient(httpx.AsyncClient):
     """An httpx.AsyncClient for webhook attempts; call `vet_destination` before each send."""
+
+    _no_cookies = _NoCookies()
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._no_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: object) -> None:
+        # httpx's constructor sets an empty jar; there is never anything else to keep.
+        if cookies:
+            raise ValueError("webhook deliveries carry no cookies")
 
     def __init__(self, *, transport: PinnedTransport, timeout: float) -> None:
         super().__init__(
@@ -420,8 +468,9 @@ class DeliveryClient(httpx.AsyncClient):
         self.network_backend = transport.network_backend
         self._resolve_timeout = timeout
 
-    async def vet_destination(self, url: str | httpx.URL) -> None:
+    async def vet_destination(self, url: str | httpx.URL) -> httpx.URL:
         """Re-check the URL and resolve its host now; the next connection goes to that address.
+        Returns the URL parsed, to send the request to.
 
         Raises DestinationBlocked if the URL breaks a rule or the host has a non-public answer,
         httpx.ConnectError if the name does not resolve, httpx.ConnectTimeout if resolving
@@ -430,7 +479,7 @@ class DeliveryClient(httpx.AsyncClient):
         reasons = _url_reasons(str(url), self.network_backend.override_hosts)
         if reasons:
             raise DestinationBlocked("; ".join(reasons))
-        parsed = httpx.URL(url)
+        parsed = _parsed_url(url) if isinstance(url, str) else url
         host = parsed.raw_host.decode("ascii")
         try:
             async with asyncio.timeout(self._resolve_timeout):
@@ -439,10 +488,13 @@ class DeliveryClient(httpx.AsyncClient):
             raise httpx.ConnectTimeout(f"resolving {host} timed out") from exc
         except OSError as exc:
             raise httpx.ConnectError(f"could not resolve {host}: {exc}") from exc
+        return parsed
 
 
 # The URL text rules are pure: judging the same URL again at every attempt need not cost anything.
 _url_reasons = functools.lru_cache(maxsize=4096)(check_destination_url)
+# Nor parsing it (httpx.URL is immutable): a few endpoints receive attempt after attempt.
+_parsed_url = functools.lru_cache(maxsize=4096)(httpx.URL)
 
 
 def delivery_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
