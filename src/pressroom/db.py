@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator, Uuid
 
+from pressroom.kit import sqlite_connection
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 
@@ -101,7 +102,7 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(
             driver_url,
-            connect_args={"timeout": 30},
+            **_sqlite_connection_args(path),
             hide_parameters=True,
             pool_size=1,
             max_overflow=0,
@@ -135,7 +136,7 @@ def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) ->
         return writer
     engine = create_async_engine(
         driver_url,
-        connect_args={"timeout": 30},
+        **_sqlite_connection_args(driver_url.split(":///", 1)[1]),
         hide_parameters=True,
         pool_size=pool_size,
         max_overflow=0,
@@ -144,6 +145,14 @@ def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) ->
     event.listen(engine.sync_engine, "connect", _sqlite_reader_pragmas)
     event.listen(engine.sync_engine, "begin", _sqlite_begin_deferred)
     return engine
+
+
+def _sqlite_connection_args(path: str) -> dict[str, Any]:
+    """How an engine connects to the SQLite database at `path`: a file through
+    `BufferedConnection` (one trip to the connection's thread per statement, not four)."""
+    if not path or path == ":memory:" or "?" in path:
+        return {"connect_args": {"timeout": 30}}
+    return {"async_creator": sqlite_connection.connector(path, timeout=30)}
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -39,6 +39,44 @@ def live_posts(organization_id: uuid.UUID) -> Select[Post]:
     return select(Post).where(Post.organization_id == organization_id, Post.deleted_at.is_(None))
 
 
+# The columns a post's view shows, read as plain rows where no object is needed (a listing):
+# the ORM's identity map and instance state cost more than the rows themselves.
+_POST_VIEW_COLUMNS = (
+    Post.id,
+    Post.text,
+    Post.media_ids,
+    Post.scheduled_at,
+    Post.model,
+    Post.status,
+    Post.approval_required,
+    Post.approval_status,
+    Post.approval_decided_by,
+    Post.approval_decided_at,
+    Post.first_published_at,
+    Post.created_by,
+    Post.created_at,
+    Post.updated_at,
+)
+_TARGET_VIEW_COLUMNS = (
+    PostTarget.id,
+    PostTarget.post_id,
+    PostTarget.channel_id,
+    PostTarget.provider,
+    PostTarget.content_kind,
+    PostTarget.text_override,
+    PostTarget.media_ids_override,
+    PostTarget.options,
+    PostTarget.status,
+    PostTarget.published_at,
+    PostTarget.provider_post_id,
+    PostTarget.url,
+    PostTarget.attempts,
+    PostTarget.error_code,
+    PostTarget.error_message,
+    PostTarget.error_retryable,
+)
+
+
 async def get_post(
     session: AsyncSession,
     organization_id: uuid.UUID,
@@ -74,6 +112,24 @@ async def targets_of(
     )
     statement = locked(session, statement, lock=for_update)
     for target in await session.scalars(statement):
+        found[target.post_id].append(target)
+    return found
+
+
+async def target_rows_of(
+    session: AsyncSession, post_ids: Collection[uuid.UUID]
+) -> dict[uuid.UUID, list[Any]]:
+    """Each post's targets in the order they were added, as rows of the columns their views
+    show (no objects: nothing is loaded into the session)."""
+    found: dict[uuid.UUID, list[Any]] = {post_id: [] for post_id in post_ids}
+    if not post_ids:
+        return found
+    statement = (
+        select(*_TARGET_VIEW_COLUMNS)
+        .where(PostTarget.post_id.in_(list(post_ids)))
+        .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
+    )
+    for target in await session.execute(statement):
         found[target.post_id].append(target)
     return found
 
@@ -144,8 +200,11 @@ def list_statement(
     tag: str | None,
     start: datetime | None,
     end: datetime | None,
-) -> Select[Post]:
-    statement = live_posts(organization_id)
+) -> Select[Any]:
+    """The posts listPosts shows, as rows of the columns of their views."""
+    statement = select(*_POST_VIEW_COLUMNS).where(
+        Post.organization_id == organization_id, Post.deleted_at.is_(None)
+    )
     if status is not None:
         statement = statement.where(Post.status == status)
     if channel_id is not None:

@@ -15,6 +15,7 @@ from pressroom.http.access import (
     insufficient_role,
     manager_only_when,
 )
+from pressroom.http.documents import document_response
 from pressroom.http.openapi import answer_examples, error_responses
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.pagination import Collection, Pagination
@@ -112,7 +113,7 @@ async def list_posts(
         QueryTime | None,
         Query(description="Inclusive upper bound of the post date (RFC 3339 with offset)."),
     ] = None,
-) -> Collection[Post]:
+) -> Response:
     """List posts."""
     items, next_cursor = await service.list_posts(
         session,
@@ -125,7 +126,7 @@ async def list_posts(
         start=start,
         end=end,
     )
-    return Collection[Post](items=items, next_cursor=next_cursor)
+    return document_response({"items": items, "nextCursor": next_cursor})
 
 
 @router.post(
@@ -148,13 +149,11 @@ async def create_post(
     session: Session,
     runtime: RuntimeDep,
     audit: Audit,
-    response: Response,
-) -> Post:
+) -> Response:
     """Create a post."""
     post = await create(session, runtime, principal, body)
-    audit.set("post", post.id, body.model_dump(mode="json", by_alias=True, exclude_unset=True))
-    response.headers["Location"] = f"/api/v1/posts/{post.id}"
-    return post
+    audit.set("post", post["id"], body.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    return document_response(post, 201, {"Location": f"/api/v1/posts/{post['id']}"})
 
 
 @router.post(
