@@ -147,6 +147,17 @@ def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) ->
     return engine
 
 
+def sqlite_file(url: str) -> str | None:
+    """The file of a SQLite database URL; None for PostgreSQL or an in-memory database."""
+    driver_url = async_url(url)
+    if not driver_url.startswith("sqlite"):
+        return None
+    path = driver_url.split(":///", 1)[1]
+    if not path or path == ":memory:" or "?" in path:
+        return None
+    return path
+
+
 def _sqlite_connection_args(path: str) -> dict[str, Any]:
     """How an engine connects to the SQLite database at `path`: a file through
     `BufferedConnection` (one trip to the connection's thread per statement, not four)."""
