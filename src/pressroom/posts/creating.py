@@ -35,8 +35,8 @@ async def create_post(
     session.add_all(targets)
     due_now = apply_plan(post, targets, now, rescheduled=False)
     await session.flush()
-    await repository.replace_labels(session, PostTag, post, body.tags)
-    await repository.replace_labels(session, PostTopic, post, body.topics)
+    await repository.add_labels(session, PostTag, post, body.tags)
+    await repository.add_labels(session, PostTopic, post, body.topics)
 
     view = views.post_view(post, targets, body.tags, body.topics)
     await announce(

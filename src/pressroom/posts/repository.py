@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Select,
+    bindparam,
     delete,
     exists,
     func,
@@ -20,6 +21,7 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import BindParameter
 
 from pressroom.db import locked, one_row, rows_by_id
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
@@ -75,6 +77,22 @@ _TARGET_VIEW_COLUMNS = (
     PostTarget.error_message,
     PostTarget.error_retryable,
 )
+# The statements of a page's targets and labels, built once: SQLAlchemy then reuses their
+# compiled form, and the ids of the page are bound as one expanding parameter.
+_PAGE_IDS: BindParameter[Any] = bindparam("post_ids", expanding=True)
+_TARGET_ROWS = (
+    select(*_TARGET_VIEW_COLUMNS)
+    .where(PostTarget.post_id.in_(_PAGE_IDS))
+    .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
+)
+_LABELS = union_all(
+    select(literal("t").label("kind"), PostTag.post_id, PostTag.value, PostTag.position).where(
+        PostTag.post_id.in_(_PAGE_IDS)
+    ),
+    select(
+        literal("p").label("kind"), PostTopic.post_id, PostTopic.value, PostTopic.position
+    ).where(PostTopic.post_id.in_(_PAGE_IDS)),
+)
 
 
 async def get_post(
@@ -124,12 +142,7 @@ async def target_rows_of(
     found: dict[uuid.UUID, list[Any]] = {post_id: [] for post_id in post_ids}
     if not post_ids:
         return found
-    statement = (
-        select(*_TARGET_VIEW_COLUMNS)
-        .where(PostTarget.post_id.in_(list(post_ids)))
-        .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
-    )
-    for target in await session.execute(statement):
+    for target in await session.execute(_TARGET_ROWS, {"post_ids": list(post_ids)}):
         found[target.post_id].append(target)
     return found
 
@@ -158,16 +171,8 @@ async def tags_and_topics_of(
     topics: dict[uuid.UUID, list[str]] = defaultdict(list)
     if not post_ids:
         return tags, topics
-    ids = list(post_ids)
-    statement = union_all(
-        select(literal("t").label("kind"), PostTag.post_id, PostTag.value, PostTag.position).where(
-            PostTag.post_id.in_(ids)
-        ),
-        select(
-            literal("p").label("kind"), PostTopic.post_id, PostTopic.value, PostTopic.position
-        ).where(PostTopic.post_id.in_(ids)),
-    )
-    rows = sorted(await session.execute(statement), key=lambda row: (row[0], row[1], row[3]))
+    found = await session.execute(_LABELS, {"post_ids": list(post_ids)})
+    rows = sorted(found, key=lambda row: (row[0], row[1], row[3]))
     for kind, post_id, value, _ in rows:
         (tags if kind == "t" else topics)[post_id].append(value)
     return tags, topics
@@ -177,6 +182,13 @@ async def replace_labels(
     session: AsyncSession, model: LabelModel, post: Post, values: Sequence[str]
 ) -> None:
     await session.execute(delete(model).where(model.post_id == post.id))
+    await add_labels(session, model, post, values)
+
+
+async def add_labels(
+    session: AsyncSession, model: LabelModel, post: Post, values: Sequence[str]
+) -> None:
+    """Label a post that has none yet (a new one)."""
     if values:
         await session.execute(
             insert(model),

@@ -60,10 +60,12 @@ async def announce(
     due_now: bool,
 ) -> None:
     """After a create or an update: emit `event_type`, then post.scheduled.v1 if the post has
-    just become scheduled, and wake the publisher if a target is due now."""
-    await emit(session, runtime, event_type, post.organization_id, view)
+    just become scheduled (both in one write), and wake the publisher if a target is due now."""
+    data = views.event_data(view)
+    events = [(event_type, data)]
     if post.status == "scheduled" and not was_scheduled:
-        await emit(session, runtime, "post.scheduled.v1", post.organization_id, view)
+        events.append(("post.scheduled.v1", data))
+    await outbox.emit_many(session, runtime, organization_id=post.organization_id, events=events)
     if due_now:
         await wake_publisher(session, runtime)
 
