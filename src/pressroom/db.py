@@ -102,7 +102,7 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(
             driver_url,
-            **_sqlite_connection_args(path),
+            **_sqlite_connection_args(driver_url),
             hide_parameters=True,
             pool_size=1,
             max_overflow=0,
@@ -136,7 +136,7 @@ def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) ->
         return writer
     engine = create_async_engine(
         driver_url,
-        **_sqlite_connection_args(driver_url.split(":///", 1)[1]),
+        **_sqlite_connection_args(driver_url),
         hide_parameters=True,
         pool_size=pool_size,
         max_overflow=0,
@@ -158,10 +158,11 @@ def sqlite_file(url: str) -> str | None:
     return path
 
 
-def _sqlite_connection_args(path: str) -> dict[str, Any]:
-    """How an engine connects to the SQLite database at `path`: a file through
-    `BufferedConnection` (one trip to the connection's thread per statement, not four)."""
-    if not path or path == ":memory:" or "?" in path:
+def _sqlite_connection_args(url: str) -> dict[str, Any]:
+    """How an engine connects to a SQLite database: a file through `BufferedConnection` (one
+    trip to the connection's thread per statement, not four)."""
+    path = sqlite_file(url)
+    if path is None:
         return {"connect_args": {"timeout": 30}}
     return {"async_creator": sqlite_connection.connector(path, timeout=30)}
 
