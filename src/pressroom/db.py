@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator, Uuid
 
+from pressroom.kit import sqlite_connection
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 
@@ -101,7 +102,7 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(
             driver_url,
-            connect_args={"timeout": 30},
+            **_sqlite_connection_args(driver_url),
             hide_parameters=True,
             pool_size=1,
             max_overflow=0,
@@ -135,7 +136,7 @@ def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) ->
         return writer
     engine = create_async_engine(
         driver_url,
-        connect_args={"timeout": 30},
+        **_sqlite_connection_args(driver_url),
         hide_parameters=True,
         pool_size=pool_size,
         max_overflow=0,
@@ -144,6 +145,26 @@ def create_read_engine(url: str, writer: AsyncEngine, *, pool_size: int = 10) ->
     event.listen(engine.sync_engine, "connect", _sqlite_reader_pragmas)
     event.listen(engine.sync_engine, "begin", _sqlite_begin_deferred)
     return engine
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file of a SQLite database URL; None for PostgreSQL or an in-memory database."""
+    driver_url = async_url(url)
+    if not driver_url.startswith("sqlite"):
+        return None
+    path = driver_url.split(":///", 1)[1]
+    if not path or path == ":memory:" or "?" in path:
+        return None
+    return path
+
+
+def _sqlite_connection_args(url: str) -> dict[str, Any]:
+    """How an engine connects to a SQLite database: a file through `BufferedConnection` (one
+    trip to the connection's thread per statement, not four)."""
+    path = sqlite_file(url)
+    if path is None:
+        return {"connect_args": {"timeout": 30}}
+    return {"async_creator": sqlite_connection.connector(path, timeout=30)}
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -17,11 +17,13 @@ from pressroom.auth.service import (
     PostgresKeyLookup,
     Principal,
     PrincipalCache,
+    SQLitePrincipalCache,
     authenticate,
     looks_like_key,
+    lookup,
 )
 from pressroom.config import Settings
-from pressroom.db import create_engine, create_read_engine, make_sessionmaker
+from pressroom.db import create_engine, create_read_engine, make_sessionmaker, sqlite_file
 from pressroom.kit.crypto import (
     SecretBox,
     digest_api_key,
@@ -63,8 +65,7 @@ class Runtime:
     async def authenticate(self, raw_key: str) -> Principal | None:
         """The principal for an API key (the per-request lookup of every API call)."""
         if self.engine.dialect.name != "postgresql":
-            async with self.reader.connect() as connection:
-                return await authenticate(connection, raw_key)
+            return await self._authenticate_sqlite(raw_key)
         if self._key_lookup is None:
             self._key_lookup = PostgresKeyLookup(self.settings.effective_database_url)
             self.notifier.subscribe(CREDENTIALS_CHANNEL, self._principals.clear)
@@ -86,6 +87,36 @@ class Runtime:
         if principal is not None and listening:
             self._principals.put(digest, principal, now, generation)
         return principal
+
+    async def _authenticate_sqlite(self, raw_key: str) -> Principal | None:
+        cache = self._sqlite_principals
+        if cache is None:
+            async with self.reader.connect() as connection:
+                return await authenticate(connection, raw_key)
+        if not looks_like_key(raw_key):
+            return None
+        digest = digest_api_key(raw_key)
+        now = time.monotonic()
+        version = cache.data_version()
+        if version is not None:
+            cached = cache.get(digest, version, now)
+            if cached is not None:
+                return cached
+        async with self.reader.connect() as connection:
+            principal = await lookup(connection, digest)
+        if principal is not None and version is not None:
+            cache.put(digest, principal, version, now)
+        return principal
+
+    @property
+    def _sqlite_principals(self) -> SQLitePrincipalCache | None:
+        """The principal cache of a SQLite file (None for an in-memory database)."""
+        if self._sqlite_cache is None:
+            path = sqlite_file(self.settings.effective_database_url)
+            if path is None:
+                return None
+            self._sqlite_cache = SQLitePrincipalCache(path)
+        return self._sqlite_cache
 
     async def verify_server_key(self) -> None:
         """Refuse to run with another server key than the database's (ServerKeyMismatch); the
@@ -138,6 +169,7 @@ class Runtime:
     _key_lookup: PostgresKeyLookup | None = None
     _provider_http: httpx.AsyncClient | None = None
     _principals: PrincipalCache = field(default_factory=PrincipalCache)
+    _sqlite_cache: SQLitePrincipalCache | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -161,6 +193,8 @@ class Runtime:
             self._provider_http = None
         if self._key_lookup is not None:
             await self._key_lookup.close()
+        if self._sqlite_cache is not None:
+            self._sqlite_cache.close()
         await self.notifier.close()
         await self.engine.dispose()
         if self.read_engine is not None and self.read_engine is not self.engine:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -153,6 +154,71 @@ class PrincipalCache:
         self._entries.clear()
 
 
+class SQLitePrincipalCache:
+    """Principals of recently seen keys on a SQLite file, each used only while the database
+    is exactly as it was when the principal was read.
+
+    SQLite's `PRAGMA data_version` changes on a connection whenever another connection, in
+    this process or any other (`serve`'s worker child, `pressroom keys revoke`), commits a
+    change to the database. Every request reads it first, on a connection of its own that
+    never writes: when it moved, the cache is emptied before anything is served from it. A
+    principal is stored under the version read before its lookup began (the lookup's snapshot
+    is that state or a later one), so a cached principal is always what a lookup would read
+    now: a revocation, a removed member or a changed role takes effect on the next request.
+    The pragma runs in the event loop's thread: it reads a counter in the database's shared
+    memory, with no wait (a busy database makes it fail at once, and the request then looks
+    its key up without the cache). Expiry is checked on every request; failed lookups are
+    never cached."""
+
+    def __init__(self, path: str, ttl: float = 30.0, max_entries: int = 10_000) -> None:
+        self._path = path
+        self._connection: sqlite3.Connection | None = None
+        self._entries = PrincipalCache(ttl, max_entries)
+        self._version: int | None = None
+
+    def data_version(self) -> int | None:
+        """The database's version now (the cache emptied if it moved), or None when it cannot
+        be read at once (the cache is then not to be used)."""
+        try:
+            if self._connection is None:
+                self._connection = _version_connection(self._path)
+            version = int(self._connection.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            self.close()
+            return None
+        if version != self._version:
+            self._entries.clear()
+            self._version = version
+        return version
+
+    def get(self, digest: str, version: int, now: float) -> Principal | None:
+        if version != self._version:
+            return None
+        return self._entries.get(digest, now)
+
+    def put(self, digest: str, principal: Principal, version: int, now: float) -> None:
+        """Keep a principal read after `version` was read, unless the database has moved
+        since."""
+        if version == self._version:
+            self._entries.put(digest, principal, now, self._entries.generation)
+
+    def close(self) -> None:
+        connection, self._connection = self._connection, None
+        self._version = None
+        self._entries.clear()
+        if connection is not None:
+            connection.close()
+
+
+def _version_connection(path: str) -> sqlite3.Connection:
+    # timeout=0: never wait for a lock in the event loop's thread. Any thread may ask (one at
+    # a time: the calls are synchronous); query_only: it never writes, so every change it
+    # sees counted in data_version is another connection's.
+    connection = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA query_only=ON")
+    return connection
+
+
 _LOOKUP = (
     select(
         ApiKey.id,
@@ -183,7 +249,12 @@ async def authenticate(connection: AsyncConnection, raw_key: str) -> Principal |
     time taken does not depend on how much of a guessed key is right."""
     if not looks_like_key(raw_key):
         return None
-    row = (await connection.execute(_LOOKUP, {"digest": digest_api_key(raw_key)})).one_or_none()
+    return await lookup(connection, digest_api_key(raw_key))
+
+
+async def lookup(connection: AsyncConnection, digest: str) -> Principal | None:
+    """The principal for a live key, by the key's digest."""
+    row = (await connection.execute(_LOOKUP, {"digest": digest})).one_or_none()
     return principal_from_row(row)
 
 

@@ -125,15 +125,18 @@ async def paginate(
     params: PageParams,
     box: SecretBox,
     collection: str,
+    entities: bool = True,
 ) -> tuple[list[Any], str | None]:
-    """One page of `statement` (which selects `model` rows) and the next cursor."""
+    """One page of `statement` and the next cursor. The statement selects `model` entities,
+    or with `entities=False` plain rows of its columns (with `created_at` and `id`)."""
     if params.cursor:
         created_at, row_id = decode_cursor(box, collection, params.cursor)
         statement = statement.where(tuple_(model.created_at, model.id) < (created_at, row_id))
     statement = statement.order_by(model.created_at.desc(), model.id.desc()).limit(
         params.page_size + 1
     )
-    rows = list((await session.execute(statement)).scalars().all())
+    result = await session.execute(statement)
+    rows = list(result.scalars().all() if entities else result.all())
     next_cursor = None
     if len(rows) > params.page_size:
         rows = rows[: params.page_size]

@@ -17,7 +17,6 @@ from pressroom.posts.checks import check_labels, check_schedule, resolve_targets
 from pressroom.posts.drafts import ResolvedTarget, new_target, requested_draft
 from pressroom.posts.lifecycle import apply_plan
 from pressroom.posts.models import Post, PostTag, PostTopic
-from pressroom.posts.schemas import Post as PostOut
 from pressroom.posts.schemas import PostCreate
 from pressroom.posts.service import announce
 from pressroom.runtime import Runtime
@@ -25,7 +24,7 @@ from pressroom.runtime import Runtime
 
 async def create_post(
     session: AsyncSession, runtime: Runtime, principal: Principal, body: PostCreate
-) -> PostOut:
+) -> views.PostView:
     now = utcnow()
     resolved, errors = await check_post(session, principal.organization_id, body, now)
     if errors:
@@ -36,8 +35,8 @@ async def create_post(
     session.add_all(targets)
     due_now = apply_plan(post, targets, now, rescheduled=False)
     await session.flush()
-    await repository.replace_labels(session, PostTag, post, body.tags)
-    await repository.replace_labels(session, PostTopic, post, body.topics)
+    await repository.add_labels(session, PostTag, post, body.tags)
+    await repository.add_labels(session, PostTopic, post, body.topics)
 
     view = views.post_view(post, targets, body.tags, body.topics)
     await announce(

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Select,
+    bindparam,
     delete,
     exists,
     func,
@@ -20,6 +21,7 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import BindParameter
 
 from pressroom.db import locked, one_row, rows_by_id
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
@@ -37,6 +39,60 @@ def post_date() -> ColumnElement[Any]:
 
 def live_posts(organization_id: uuid.UUID) -> Select[Post]:
     return select(Post).where(Post.organization_id == organization_id, Post.deleted_at.is_(None))
+
+
+# The columns a post's view shows, read as plain rows where no object is needed (a listing):
+# the ORM's identity map and instance state cost more than the rows themselves.
+_POST_VIEW_COLUMNS = (
+    Post.id,
+    Post.text,
+    Post.media_ids,
+    Post.scheduled_at,
+    Post.model,
+    Post.status,
+    Post.approval_required,
+    Post.approval_status,
+    Post.approval_decided_by,
+    Post.approval_decided_at,
+    Post.first_published_at,
+    Post.created_by,
+    Post.created_at,
+    Post.updated_at,
+)
+_TARGET_VIEW_COLUMNS = (
+    PostTarget.id,
+    PostTarget.post_id,
+    PostTarget.channel_id,
+    PostTarget.provider,
+    PostTarget.content_kind,
+    PostTarget.text_override,
+    PostTarget.media_ids_override,
+    PostTarget.options,
+    PostTarget.status,
+    PostTarget.published_at,
+    PostTarget.provider_post_id,
+    PostTarget.url,
+    PostTarget.attempts,
+    PostTarget.error_code,
+    PostTarget.error_message,
+    PostTarget.error_retryable,
+)
+# The statements of a page's targets and labels, built once: SQLAlchemy then reuses their
+# compiled form, and the ids of the page are bound as one expanding parameter.
+_PAGE_IDS: BindParameter[Any] = bindparam("post_ids", expanding=True)
+_TARGET_ROWS = (
+    select(*_TARGET_VIEW_COLUMNS)
+    .where(PostTarget.post_id.in_(_PAGE_IDS))
+    .order_by(PostTarget.post_id, PostTarget.created_at, PostTarget.id)
+)
+_LABELS = union_all(
+    select(literal("t").label("kind"), PostTag.post_id, PostTag.value, PostTag.position).where(
+        PostTag.post_id.in_(_PAGE_IDS)
+    ),
+    select(
+        literal("p").label("kind"), PostTopic.post_id, PostTopic.value, PostTopic.position
+    ).where(PostTopic.post_id.in_(_PAGE_IDS)),
+)
 
 
 async def get_post(
@@ -78,6 +134,19 @@ async def targets_of(
     return found
 
 
+async def target_rows_of(
+    session: AsyncSession, post_ids: Collection[uuid.UUID]
+) -> dict[uuid.UUID, list[Any]]:
+    """Each post's targets in the order they were added, as rows of the columns their views
+    show (no objects: nothing is loaded into the session)."""
+    found: dict[uuid.UUID, list[Any]] = {post_id: [] for post_id in post_ids}
+    if not post_ids:
+        return found
+    for target in await session.execute(_TARGET_ROWS, {"post_ids": list(post_ids)}):
+        found[target.post_id].append(target)
+    return found
+
+
 async def posts_with_targets_on(
     session: AsyncSession, channel_id: uuid.UUID, statuses: Collection[str]
 ) -> set[uuid.UUID]:
@@ -102,16 +171,8 @@ async def tags_and_topics_of(
     topics: dict[uuid.UUID, list[str]] = defaultdict(list)
     if not post_ids:
         return tags, topics
-    ids = list(post_ids)
-    statement = union_all(
-        select(literal("t").label("kind"), PostTag.post_id, PostTag.value, PostTag.position).where(
-            PostTag.post_id.in_(ids)
-        ),
-        select(
-            literal("p").label("kind"), PostTopic.post_id, PostTopic.value, PostTopic.position
-        ).where(PostTopic.post_id.in_(ids)),
-    )
-    rows = sorted(await session.execute(statement), key=lambda row: (row[0], row[1], row[3]))
+    found = await session.execute(_LABELS, {"post_ids": list(post_ids)})
+    rows = sorted(found, key=lambda row: (row[0], row[1], row[3]))
     for kind, post_id, value, _ in rows:
         (tags if kind == "t" else topics)[post_id].append(value)
     return tags, topics
@@ -121,6 +182,13 @@ async def replace_labels(
     session: AsyncSession, model: LabelModel, post: Post, values: Sequence[str]
 ) -> None:
     await session.execute(delete(model).where(model.post_id == post.id))
+    await add_labels(session, model, post, values)
+
+
+async def add_labels(
+    session: AsyncSession, model: LabelModel, post: Post, values: Sequence[str]
+) -> None:
+    """Label a post that has none yet (a new one)."""
     if values:
         await session.execute(
             insert(model),
@@ -144,8 +212,11 @@ def list_statement(
     tag: str | None,
     start: datetime | None,
     end: datetime | None,
-) -> Select[Post]:
-    statement = live_posts(organization_id)
+) -> Select[Any]:
+    """The posts listPosts shows, as rows of the columns of their views."""
+    statement = select(*_POST_VIEW_COLUMNS).where(
+        Post.organization_id == organization_id, Post.deleted_at.is_(None)
+    )
     if status is not None:
         statement = statement.where(Post.status == status)
     if channel_id is not None:

@@ -15,6 +15,7 @@ from pressroom.http.access import (
     insufficient_role,
     manager_only_when,
 )
+from pressroom.http.documents import document_response
 from pressroom.http.openapi import answer_examples
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
 from pressroom.kit.pagination import Collection, Pagination
@@ -80,6 +81,9 @@ due) or rejects it (back to `draft`). Once every target is settled the post is `
 @router.get(
     "/posts",
     operation_id="listPosts",
+    # The handler answers a document built once (http/documents.py): the model is its
+    # schema in the OpenAPI document.
+    response_model=Collection[Post],
     description="Scope `posts:read`. "
     "Posts of the organization, newest first (keyset pagination on createdAt, "
     "id). `start` and `end` bound the post date inclusively: the earliest `publishedAt` of "
@@ -108,7 +112,7 @@ async def list_posts(
         QueryTime | None,
         Query(description="Inclusive upper bound of the post date (RFC 3339 with offset)."),
     ] = None,
-) -> Collection[Post]:
+) -> Response:
     """List posts."""
     items, next_cursor = await service.list_posts(
         session,
@@ -121,12 +125,13 @@ async def list_posts(
         start=start,
         end=end,
     )
-    return Collection[Post](items=items, next_cursor=next_cursor)
+    return document_response({"items": items, "nextCursor": next_cursor})
 
 
 @router.post(
     "/posts",
     operation_id="createPost",
+    response_model=Post,
     status_code=201,
     description="Scope `posts:write`. "
     "Create a post with 1-20 targets, at most one per (channelId, contentKind). "
@@ -141,13 +146,11 @@ async def create_post(
     session: Session,
     runtime: RuntimeDep,
     audit: Audit,
-    response: Response,
-) -> Post:
+) -> Response:
     """Create a post."""
     post = await create(session, runtime, principal, body)
-    audit.set("post", post.id, body.model_dump(mode="json", by_alias=True, exclude_unset=True))
-    response.headers["Location"] = f"/api/v1/posts/{post.id}"
-    return post
+    audit.set("post", post["id"], body.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    return document_response(post, 201, {"Location": f"/api/v1/posts/{post['id']}"})
 
 
 @router.post(

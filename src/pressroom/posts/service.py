@@ -32,7 +32,7 @@ async def emit(
     runtime: Runtime,
     event_type: str,
     organization_id: uuid.UUID,
-    view: PostOut,
+    view: views.PostView,
     target_id: uuid.UUID | None = None,
 ) -> None:
     """Write a post event in the caller's transaction: `{"post": view}` (+ `targetId`)."""
@@ -54,16 +54,18 @@ async def announce(
     runtime: Runtime,
     event_type: str,
     post: Post,
-    view: PostOut,
+    view: views.PostView,
     *,
     was_scheduled: bool,
     due_now: bool,
 ) -> None:
     """After a create or an update: emit `event_type`, then post.scheduled.v1 if the post has
-    just become scheduled, and wake the publisher if a target is due now."""
-    await emit(session, runtime, event_type, post.organization_id, view)
+    just become scheduled (both in one write), and wake the publisher if a target is due now."""
+    data = views.event_data(view)
+    events = [(event_type, data)]
     if post.status == "scheduled" and not was_scheduled:
-        await emit(session, runtime, "post.scheduled.v1", post.organization_id, view)
+        events.append(("post.scheduled.v1", data))
+    await outbox.emit_many(session, runtime, organization_id=post.organization_id, events=events)
     if due_now:
         await wake_publisher(session, runtime)
 
@@ -89,7 +91,7 @@ async def get_post(
     session: AsyncSession, organization_id: uuid.UUID, post_id: uuid.UUID
 ) -> PostOut:
     post = found(await repository.get_post(session, organization_id, post_id), "post")
-    return await views.load_view(session, post)
+    return PostOut.model_validate(await views.load_view(session, post))
 
 
 async def list_posts(
@@ -103,7 +105,7 @@ async def list_posts(
     tag: str | None,
     start: datetime | None,
     end: datetime | None,
-) -> tuple[list[PostOut], str | None]:
+) -> tuple[list[views.PostView], str | None]:
     if status is not None and status not in POST_STATUSES:
         raise field_error("status", "invalid_choice", f"must be one of {', '.join(POST_STATUSES)}")
     if start is not None and end is not None and start > end:
@@ -116,14 +118,20 @@ async def list_posts(
         organization_id, status=status, channel_id=channel_id, tag=tag, start=start, end=end
     )
     rows, next_cursor = await paginate(
-        session, statement, model=Post, params=page, box=runtime.box, collection="posts"
+        session,
+        statement,
+        model=Post,
+        params=page,
+        box=runtime.box,
+        collection="posts",
+        entities=False,
     )
     return await views.load_views(session, rows), next_cursor
 
 
 async def delete_post(
     session: AsyncSession, runtime: Runtime, organization_id: uuid.UUID, post_id: uuid.UUID
-) -> PostOut:
+) -> views.PostView:
     """Delete the post and cancel its unpublished targets (published copies on the networks
     stay). Emits post.deleted.v1 with the post as it was; returns that form.
 
@@ -192,6 +200,7 @@ async def _emit_per_target(
     settled: Sequence[tuple[Post, PostTarget]],
 ) -> None:
     posts = list({post.id: post for post, _ in settled}.values())
-    by_id = {view.id: view for view in await views.load_views(session, posts)}
+    rendered = await views.load_views(session, posts)
+    by_id = {post.id: view for post, view in zip(posts, rendered, strict=True)}
     for post, target in settled:
         await emit(session, runtime, event_type, post.organization_id, by_id[post.id], target.id)

@@ -128,7 +128,7 @@ async def update_post(
         was_scheduled=old_status == "scheduled",
         due_now=due_now,
     )
-    return view
+    return PostOut.model_validate(view)
 
 
 async def _check_change(

@@ -1,0 +1,124 @@
+"""An aiosqlite connection that runs each statement in one trip to its thread.
+
+aiosqlite runs every call of a connection on the connection's own thread, one trip per call.
+Through SQLAlchemy a statement is four of them (open a cursor, execute, fetch the rows, close
+the cursor), and each trip costs more than a small statement itself: a future, a wake-up of
+the event loop from the other thread and two handovers of the GIL. Here a cursor executes,
+fetches up to `FIRST_ROWS` rows and closes in the same trip; only a larger result (a report
+streamed in chunks) goes back for the rest. Errors and results are those of sqlite3 itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+import aiosqlite
+
+_T = TypeVar("_T")
+
+# Rows fetched with the statement; a result this long or longer is read on in further trips.
+FIRST_ROWS = 1024
+
+
+class BufferedCursor:
+    """The subset of aiosqlite's cursor that SQLAlchemy uses, with the rows buffered."""
+
+    def __init__(self, connection: BufferedConnection) -> None:
+        self._connection = connection
+        self._cursor: sqlite3.Cursor | None = None
+        self._rows: list[Any] = []
+        self.description: Any = None
+        self.rowcount = -1
+        self.lastrowid: int | None = None
+        self.arraysize = 1
+
+    async def __aenter__(self) -> BufferedCursor:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    def _run(self, call: Callable[[sqlite3.Cursor], object]) -> None:
+        # On the connection's thread: execute, keep what the caller will ask for, and close
+        # the cursor unless rows remain.
+        cursor = self._connection._conn.cursor()
+        try:
+            call(cursor)
+            self.description = cursor.description
+            self.rowcount = cursor.rowcount
+            self.lastrowid = cursor.lastrowid
+            if cursor.description is not None:
+                self._rows = cursor.fetchmany(FIRST_ROWS)
+                if len(self._rows) == FIRST_ROWS:
+                    self._cursor = cursor
+                    return
+        except BaseException:
+            cursor.close()
+            raise
+        cursor.close()
+
+    async def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> BufferedCursor:
+        await self._connection.run(lambda: self._run(lambda c: c.execute(sql, parameters or ())))
+        return self
+
+    async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> BufferedCursor:
+        await self._connection.run(lambda: self._run(lambda c: c.executemany(sql, parameters)))
+        return self
+
+    async def _more(self, size: int | None) -> list[Any]:
+        cursor = self._cursor
+        if cursor is None:
+            return []
+        rows = await self._connection.run(
+            cursor.fetchall if size is None else lambda: cursor.fetchmany(size)
+        )
+        if size is None or len(rows) < size:
+            await self.close()
+        return rows
+
+    async def fetchall(self) -> list[Any]:
+        rows, self._rows = self._rows, []
+        return rows + await self._more(None)
+
+    async def fetchmany(self, size: int | None = None) -> list[Any]:
+        size = size or self.arraysize
+        if len(self._rows) < size:
+            self._rows += await self._more(max(size - len(self._rows), FIRST_ROWS))
+        rows, self._rows = self._rows[:size], self._rows[size:]
+        return rows
+
+    async def fetchone(self) -> Any:
+        rows = await self.fetchmany(1)
+        return rows[0] if rows else None
+
+    async def close(self) -> None:
+        cursor, self._cursor = self._cursor, None
+        if cursor is not None:
+            await self._connection.run(cursor.close)
+
+
+class BufferedConnection(aiosqlite.Connection):
+    """An aiosqlite connection whose cursors are `BufferedCursor`s."""
+
+    def cursor(self) -> BufferedCursor:  # type: ignore[override]
+        return BufferedCursor(self)
+
+    async def run(self, call: Callable[[], _T]) -> _T:
+        """`call()` on the connection's thread (one trip)."""
+        return await self._execute(call)  # type: ignore[no-any-return,no-untyped-call]
+
+
+def connector(path: str, **options: Any) -> Callable[[], Any]:
+    """The `async_creator` of an engine on the SQLite file at `path` (sqlite3 options such as
+    `timeout`): a `BufferedConnection`, its thread a daemon as aiosqlite's own are under
+    SQLAlchemy."""
+
+    async def connect() -> BufferedConnection:
+        connection = BufferedConnection(lambda: sqlite3.connect(path, **options), 64)
+        connection._thread.daemon = True
+        await connection
+        return connection
+
+    return connect
