@@ -332,6 +332,7 @@ def floor_statement() -> str:
 # What the API sets for its report transaction (analytics/query.py), set here for the floor
 # too, so both run under the same planner settings.
 FLOOR_SETTINGS = "SET work_mem = '64MB'; SET jit = off"
+REPORT_SETTINGS = "SELECT set_config('work_mem', '64MB', true), set_config('jit', 'off', true)"
 
 
 class Floor:
@@ -486,16 +487,25 @@ async def ingest_cost(
         await runtime.close()
 
 
-class SqliteFloor:
+class RawStatement:
     """The raw-scan statement the API runs without rollups (analytics/query.py), run
-    directly on the SQLite file: the embedded database has no hand-written floor."""
+    directly on the database under the report's own transaction settings: SQLite's
+    baseline (the embedded database has no hand-written floor) and, on both databases,
+    the baseline of the filtered queries."""
 
-    def __init__(self, database_url: str, organization_id: uuid.UUID, params: dict[str, str]):
+    def __init__(
+        self,
+        database_url: str,
+        organization_id: uuid.UUID,
+        params: dict[str, str],
+        filters: dict[str, tuple[Any, ...]] | None = None,
+    ):
         self.database_url = database_url
         self.organization_id = organization_id
         self.params = params
+        self.filters = filters or {}
 
-    async def __aenter__(self) -> SqliteFloor:
+    async def __aenter__(self) -> RawStatement:
         from zoneinfo import ZoneInfo
 
         from sqlalchemy.ext.asyncio import create_async_engine
@@ -515,7 +525,9 @@ class SqliteFloor:
             range=current, timezone=TIMEZONE, zone=zone, group_by=unit,
             buckets=tuple(buckets_for(current, zone, unit)),
             comparison=comparison_for("previous_period", current, zone),
-            channel_ids=(), tag_values=(), content_kinds=(),
+            channel_ids=tuple(self.filters.get("channel_ids", ())),
+            tag_values=tuple(self.filters.get("tag_values", ())),
+            content_kinds=tuple(self.filters.get("content_kinds", ())),
             metrics=("impressions", "reach", "views", "likes", "comments", "shares", "saves",
                      "clicks", "engagements", "engagementRate"),
             sort_by="publishedAt", sort_order="desc", page=1, page_size=25,
@@ -527,12 +539,50 @@ class SqliteFloor:
         await self.engine.dispose()
 
     async def once(self) -> tuple[float, int]:
+        from sqlalchemy import text
+
         from pressroom.analytics.query import run_aggregates
 
         started = time.perf_counter()
         async with self.engine.connect() as connection, connection.begin():
+            if connection.dialect.name == "postgresql":
+                await connection.execute(text(REPORT_SETTINGS))
             rows = await run_aggregates(connection, self.organization_id, self.query)
         return time.perf_counter() - started, len(rows)
+
+
+async def filter_values(database_url: str) -> dict[str, dict[str, tuple[Any, ...]]]:
+    """The filtered queries measured besides the benchmark's query: one channel; two
+    campaign tags; two channels and one content kind."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from pressroom.db import async_url
+
+    engine = create_async_engine(async_url(database_url))
+    try:
+        async with engine.connect() as connection:
+            rows = (await connection.execute(text("SELECT id, name FROM channels"))).all()
+    finally:
+        await engine.dispose()
+    by_name = {name: uuid.UUID(str(channel_id)) for channel_id, name in rows}
+    return {
+        "one channel": {"channel_ids": (by_name["x 0"],)},
+        "two campaigns": {"tag_values": ("campaign-00", "campaign-01")},
+        "two channels, one kind": {
+            "channel_ids": (by_name["instagram 4"], by_name["instagram 5"]),
+            "content_kinds": ("reel",),
+        },
+    }
+
+
+def filter_params(filters: dict[str, tuple[Any, ...]]) -> dict[str, str]:
+    names = {
+        "channel_ids": "channelIds",
+        "tag_values": "tagValues",
+        "content_kinds": "contentKinds",
+    }
+    return {names[key]: ",".join(str(v) for v in values) for key, values in filters.items()}
 
 
 def run(kind: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -570,16 +620,17 @@ def run(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         floor: list[float] = []
         api_cpu: list[float] = []
         body: dict[str, Any] = {}
+        filtered: dict[str, Any] = {}
         with server(["--factory", "pressroom.app:create_app"], port, env, "/healthz") as process:
             url = f"http://127.0.0.1:{port}/api/v1/analytics"
             headers = {"Authorization": f"Bearer {key}"}
 
             async def measure() -> None:
                 nonlocal body
-                direct: Floor | SqliteFloor = (
+                direct: Floor | RawStatement = (
                     Floor(database_url, floor_args)
                     if kind == "postgres"
-                    else SqliteFloor(database_url, organization_id, params)
+                    else RawStatement(database_url, organization_id, params)
                 )
                 async with httpx.AsyncClient(headers=headers, timeout=60) as client, direct:
                     for _ in range(3):  # warm-up: connection pools, caches, plans
@@ -595,6 +646,32 @@ def run(kind: str, args: argparse.Namespace) -> dict[str, Any]:
                         response.raise_for_status()
                         body = response.json()
                         floor.append((await direct.once())[0])
+                    # The filtered queries, each against the raw statement with its filters.
+                    for name, chosen in (await filter_values(database_url)).items():
+                        raw = RawStatement(database_url, organization_id, params, chosen)
+                        asked = {**params, **filter_params(chosen)}
+                        times: dict[str, list[float]] = {"api": [], "raw": []}
+                        async with raw:
+                            for round_ in range(2 + args.filtered_requests):
+                                started = time.perf_counter()
+                                response = await client.get(url, params=asked)
+                                spent_api = time.perf_counter() - started
+                                response.raise_for_status()
+                                spent_raw = (await raw.once())[0]
+                                if round_ >= 2:  # the first two warm up
+                                    times["api"].append(spent_api)
+                                    times["raw"].append(spent_raw)
+                        api_f, raw_f = figures(times["api"]), figures(times["raw"])
+                        filtered[name] = {
+                            "params": filter_params(chosen),
+                            "posts_in_range": response.json()["posts"]["totalItems"],
+                            "api": api_f,
+                            "raw_scan_statement": raw_f,
+                            "p95_ratio_api_over_raw_scan": round(
+                                api_f["p95_ms"] / raw_f["p95_ms"], 3
+                            ),
+                        }
+                        print(json.dumps({"filtered": {name: filtered[name]}}), flush=True)
 
             asyncio.run(measure())
     api_figures, floor_figures = figures(api), figures(floor)
@@ -610,6 +687,7 @@ def run(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         # CPU time of the server process per request (not its database's).
         "api_process_cpu_ms_median": round(statistics.median(api_cpu) * 1000, 1),
         "posts_in_range": body.get("posts", {}).get("totalItems"),
+        "filtered": filtered,
         "targets": {
             "p95 < 300 ms": api_figures["p95_ms"] < 300,
             "p95 at most 15% of the raw-scan statement": ratio <= 0.15,
@@ -621,6 +699,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--targets", type=int, default=200_000)
+    parser.add_argument("--filtered-requests", type=int, default=10)
     parser.add_argument("--database", choices=["postgres", "sqlite", "both"], default="both")
     args = parser.parse_args()
     (ROOT / "bench" / "results").mkdir(exist_ok=True)

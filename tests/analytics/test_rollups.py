@@ -88,9 +88,11 @@ def analytics_query(
     sort_order: str = "desc",
     page: int = 1,
     page_size: int = 5,
+    channel_ids: tuple[uuid.UUID, ...] = (),
+    tag_values: tuple[str, ...] = (),
+    content_kinds: tuple[str, ...] = (),
 ) -> AnalyticsQuery:
-    """The query analytics/params.py builds from these parameters (no filters: the rollups
-    answer only those)."""
+    """The query analytics/params.py builds from these parameters."""
     current = TimeRange(start, end)
     tz = ZoneInfo(zone)
     unit = resolve_grouping(group_by, current)
@@ -105,9 +107,9 @@ def analytics_query(
             if custom is not None
             else comparison_for(preset, current, tz)
         ),
-        channel_ids=(),
-        tag_values=(),
-        content_kinds=(),
+        channel_ids=channel_ids,
+        tag_values=tag_values,
+        content_kinds=content_kinds,
         metrics=METRICS,
         sort_by=sort_by,  # type: ignore[arg-type]
         sort_order=sort_order,  # type: ignore[arg-type]
@@ -297,8 +299,12 @@ class QuerySpec:
     sort_order: str
     page: int
     page_size: int
+    # Filters: indexes of the case's channels, campaign tags, content kinds.
+    channels: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
 
-    def build(self) -> AnalyticsQuery:
+    def build(self, channel_ids: list[uuid.UUID] | None = None) -> AnalyticsQuery:
         return analytics_query(
             self.start,
             self.end,
@@ -310,9 +316,12 @@ class QuerySpec:
             sort_order=self.sort_order,
             page=self.page,
             page_size=self.page_size,
+            channel_ids=tuple((channel_ids or [])[index] for index in self.channels),
+            tag_values=self.tags,
+            content_kinds=self.kinds,
         )
 
-    def params(self) -> dict[str, str | int]:
+    def params(self, channel_ids: list[uuid.UUID] | None = None) -> dict[str, str | int]:
         found: dict[str, str | int] = {
             "start": self.start.isoformat(),
             "end": self.end.isoformat(),
@@ -327,6 +336,12 @@ class QuerySpec:
         if self.custom is not None:
             found["comparisonStart"] = self.custom.start.isoformat()
             found["comparisonEnd"] = self.custom.end.isoformat()
+        if self.channels:
+            found["channelIds"] = ",".join(str((channel_ids or [])[i]) for i in self.channels)
+        if self.tags:
+            found["tagValues"] = ",".join(self.tags)
+        if self.kinds:
+            found["contentKinds"] = ",".join(self.kinds)
         return found
 
 
@@ -369,8 +384,17 @@ def post_specs(draw: st.DrawFn, anchor: datetime, channels: int) -> PostSpec:
     )
 
 
+def subset(draw: st.DrawFn, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """No filter half of the time; otherwise one or more of the values."""
+    if draw(st.booleans()):
+        return ()
+    return tuple(draw(st.lists(st.sampled_from(values), min_size=1, max_size=2, unique=True)))
+
+
 @st.composite
-def query_specs(draw: st.DrawFn, anchor: datetime, published: tuple[datetime, ...]) -> QuerySpec:
+def query_specs(
+    draw: st.DrawFn, anchor: datetime, published: tuple[datetime, ...], channels: int
+) -> QuerySpec:
     """A query whose ends fall anywhere near the anchor, or on (or beside) a publication."""
     ends = st.one_of(instants(anchor), nudged(st.sampled_from(published)))
     start = draw(ends)
@@ -395,6 +419,9 @@ def query_specs(draw: st.DrawFn, anchor: datetime, published: tuple[datetime, ..
         sort_order=draw(st.sampled_from(("asc", "desc"))),
         page=draw(st.integers(1, 3)),
         page_size=draw(st.integers(1, 4)),
+        channels=subset(draw, tuple(range(channels))),
+        tags=subset(draw, TAGS),
+        kinds=subset(draw, KINDS),
     )
 
 
@@ -413,14 +440,18 @@ def cases(draw: st.DrawFn) -> Case:
         channels=channels,
         posts=posts,
         queries=tuple(
-            draw(st.lists(query_specs(anchor, published or (anchor,)), min_size=2, max_size=4))
+            draw(
+                st.lists(
+                    query_specs(anchor, published or (anchor,), channels), min_size=2, max_size=4
+                )
+            )
         ),
     )
 
 
-async def store(runtime: Runtime, organization_id: uuid.UUID, case: Case) -> None:
+async def store(runtime: Runtime, organization_id: uuid.UUID, case: Case) -> list[uuid.UUID]:
     """The case's posts as rows, in one transaction (as tests/analytics/factory.py writes
-    them), their snapshots through `record`."""
+    them), their snapshots through `record`; the ids of the case's channels."""
     org = organization_id
     observations = []
     async with unit_of_work(runtime.sessions) as session:
@@ -483,6 +514,7 @@ async def store(runtime: Runtime, organization_id: uuid.UUID, case: Case) -> Non
                         )
                     )
         await record(session, observations)
+    return channels
 
 
 # About a second an example on SQLite (most of it the raw statement of each query).
@@ -497,10 +529,10 @@ EXAMPLES = 25
 @given(case=cases())
 async def test_rollups_answer_generated_queries_as_the_raw_scan(runtime: Runtime, case: Case):
     tenant = await make_tenant(runtime, name=f"Rollups {uuid.uuid4().hex[:8]}")
-    await store(runtime, tenant.organization_id, case)
+    channels = await store(runtime, tenant.organization_id, case)
     await apply(runtime, tenant.organization_id)
     for spec in case.queries:
-        await assert_rollups_equal_raw(runtime, tenant.organization_id, spec.build())
+        await assert_rollups_equal_raw(runtime, tenant.organization_id, spec.build(channels))
 
 
 @settings(
@@ -514,12 +546,15 @@ async def test_the_report_over_http_is_the_raw_report(
 ):
     """The whole request: the route applies the log, then answers from the rollups."""
     tenant = await make_tenant(runtime, name=f"Rollups {uuid.uuid4().hex[:8]}")
-    await store(runtime, tenant.organization_id, case)
+    channels = await store(runtime, tenant.organization_id, case)
     spec = case.queries[0]
-    response = await client.get("/api/v1/analytics", params=spec.params(), headers=tenant.headers)
+    response = await client.get(
+        "/api/v1/analytics", params=spec.params(channels), headers=tenant.headers
+    )
     assert response.status_code == 200, response.text
-    assert not await rollups_decline(runtime, tenant.organization_id, spec.build())
-    assert response.json() == await raw_report(runtime, tenant.organization_id, spec.build())
+    query = spec.build(channels)
+    assert not await rollups_decline(runtime, tenant.organization_id, query)
+    assert response.json() == await raw_report(runtime, tenant.organization_id, query)
 
 
 @pytest.mark.parametrize(
@@ -675,6 +710,21 @@ PROBES = (
         preset="previous_month",
         sort_by="engagements",
         sort_order="asc",
+    ),
+    # Filtered: answered from the facts (analytics/query.py, `from_facts`).
+    analytics_query(
+        at("2026-03-20T00:00:00Z"),
+        at("2026-04-10T23:59:59Z"),
+        zone="Europe/Berlin",
+        tag_values=("spring", "launch"),
+        sort_by="impressions",
+    ),
+    analytics_query(
+        at("2026-03-28T00:00:00Z"),
+        at("2026-04-05T00:00:00Z"),
+        zone="Asia/Kathmandu",
+        content_kinds=("reel", "story"),
+        preset="previous_week",
     ),
 )
 WHOLE = PROBES[0]

@@ -18,7 +18,7 @@ from pressroom.analytics.query import (
     run_details,
     usable_channel_ids,
 )
-from pressroom.analytics.rollup_query import answerable, run_rollups
+from pressroom.analytics.rollup_query import run_rollups
 from pressroom.analytics.rollups import APPLY_IN_REQUEST, apply_log, pending
 from pressroom.analytics.schemas import (
     AnalyticsBreakdowns,
@@ -51,8 +51,7 @@ async def build_report(
 ) -> AnalyticsReport:
     """The report of `query` on the organization's posts; a 400 if a channel of
     `query.channel_ids` is not a connected channel of the organization."""
-    if answerable(query):
-        await apply_pending(runtime, organization_id)
+    await apply_pending(runtime, organization_id)
     async with report_connection(runtime) as connection:
         if query.channel_ids:
             usable = await usable_channel_ids(connection, organization_id, query.channel_ids)
@@ -68,9 +67,7 @@ async def build_report(
                         )
                     ]
                 )
-        rows = None
-        if answerable(query):
-            rows = await run_rollups(connection, organization_id, query)
+        rows = await run_rollups(connection, organization_id, query)
         if rows is None:
             rows = await run_aggregates(connection, organization_id, query)
         page_rows = sorted((r for r in rows if r.section == "page"), key=lambda r: r.posts or 0)

@@ -15,8 +15,10 @@ first-to-last publication gap before `start`, so few facts are read for it. The 
 posts ranks the posts wholly inside the period by their summed rows (one index range) and
 merges the few that cross an end of it, summed over their facts in the period.
 
-Queries with filters are answered by the raw scan: post counts under a filter do not add up
-from per-value rows (a post on two filtered channels is one post)."""
+Queries with filters are not assembled from the rows: post counts under a filter do not add
+up from per-value rows (a post on two filtered channels is one post). They are answered by
+the raw statement run over the facts (analytics/query.py, `from_facts`): one table, already
+restricted to what reports count."""
 
 from __future__ import annotations
 
@@ -48,7 +50,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS, derive
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import CURRENT, PREVIOUS, AggregateRow, tags, topics
+from pressroom.analytics.query import (
+    CURRENT,
+    PREVIOUS,
+    AggregateRow,
+    run_aggregates,
+    tags,
+    topics,
+)
 from pressroom.analytics.rollups import (
     DAY,
     DAY_GRAIN,
@@ -223,7 +232,9 @@ async def has_log(connection: AsyncConnection, organization_id: uuid.UUID) -> bo
 def _in_pieces(table: Any, time: str, pieces: list[Piece], *conditions: Any) -> Any:
     """The rows of `table` in the pieces, with their piece's (period, bucket, scope): one
     branch per period and scope (whose pieces never overlap), its rows found by an OR of
-    index ranges and given their bucket by the same ranges."""
+    index ranges and given their bucket by the same ranges. The conditions are repeated in
+    every term of the OR: SQLite reads an OR by index only when each term is an index
+    range of its own."""
     branches = []
     groups: dict[tuple[int, int], list[Piece]] = defaultdict(list)
     for piece in pieces:
@@ -231,6 +242,7 @@ def _in_pieces(table: Any, time: str, pieces: list[Piece], *conditions: Any) -> 
     for (period, scope), group in groups.items():
         matches = [
             and_(
+                *conditions,
                 *([table.c.grain == grain] if grain != FACTS else []),
                 table.c[time] >= lo,
                 table.c[time] < hi,
@@ -250,7 +262,7 @@ def _in_pieces(table: Any, time: str, pieces: list[Piece], *conditions: Any) -> 
                 bucket.label("bucket"),
                 literal(scope, SmallInteger).label("scope"),
                 *table.c,
-            ).where(*conditions, or_(*matches))
+            ).where(or_(*matches))
         )
     return (union_all(*branches) if len(branches) > 1 else branches[0]).subquery("pieces")
 
@@ -412,9 +424,12 @@ async def tally_periods(
     crossing: list[Any] = []
     current = periods[0]
     if gap:
+        # The organization in every term of the OR (see `_in_pieces`).
+        mine = facts.c.organization_id == organization_id
         for period in periods:
             crossing.append(
                 and_(
+                    mine,
                     facts.c.published_at >= period.start,
                     facts.c.published_at <= min(period.end, _shift(period.start, gap)),
                     facts.c.post_first_at < period.start,
@@ -422,6 +437,7 @@ async def tally_periods(
             )
         crossing.append(
             and_(
+                mine,
                 facts.c.post_first_at >= max(current.start, _shift(current.end, -gap)),
                 facts.c.post_first_at <= current.end,
                 facts.c.published_at > current.end,
@@ -430,9 +446,7 @@ async def tally_periods(
         )
     straddlers = Straddlers()
     if crossing:
-        posts = select(facts.c.post_id).where(
-            facts.c.organization_id == organization_id, or_(*crossing)
-        )
+        posts = select(facts.c.post_id).where(or_(*crossing))
         by_post: dict[uuid.UUID, list[Fact]] = defaultdict(list)
         for fact in await _facts_where(connection, facts.c.post_id.in_(posts)):
             by_post[fact.post_id].append(fact)
@@ -589,17 +603,20 @@ async def page_rows(
 
 
 def answerable(query: AnalyticsQuery) -> bool:
-    """Whether the rollups answer this query (no filters; see the module docstring)."""
+    """Whether the rollup rows answer this query by addition (no filters; see the module
+    docstring)."""
     return not (query.channel_ids or query.tag_values or query.content_kinds)
 
 
 async def run_rollups(
     connection: AsyncConnection, organization_id: uuid.UUID, query: AnalyticsQuery
 ) -> list[AggregateRow] | None:
-    """The aggregate rows and the page from the rollups, or None when they cannot answer
-    (filters, or a log not yet applied)."""
-    if not answerable(query) or await has_log(connection, organization_id):
+    """The aggregate rows and the page from the rollups (or, under filters, from the facts),
+    or None when they cannot answer (a log not yet applied)."""
+    if await has_log(connection, organization_id):
         return None
+    if not answerable(query):
+        return await run_aggregates(connection, organization_id, query, from_facts=True)
     if connection.dialect.name == "postgresql":
         # Every statement below reads a few hundred rows by index: starting parallel
         # workers would cost more than the work (set for this transaction only).
