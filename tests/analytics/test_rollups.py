@@ -33,6 +33,7 @@ from pressroom.analytics.comparison import (
     TimeRange,
     comparison_for,
 )
+from pressroom.analytics.details import run_details
 from pressroom.analytics.metrics import METRICS, RAW_METRICS
 from pressroom.analytics.models import (
     AnalyticsDirty,
@@ -47,7 +48,6 @@ from pressroom.analytics.query import (
     AggregateRow,
     report_connection,
     run_aggregates,
-    run_details,
 )
 from pressroom.analytics.recording import Observation, record
 from pressroom.analytics.report import assemble

@@ -12,12 +12,8 @@ import httpx
 import pytest
 
 from pressroom.kit.outbound.destination import DestinationBlocked
-from pressroom.kit.outbound.transport import (
-    COALESCED_BYTES,
-    DeliveryClient,
-    _ConnectionStream,
-    make_delivery_client,
-)
+from pressroom.kit.outbound.stream import COALESCED_BYTES, ConnectionStream
+from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
 
 from .receiver import WebhookReceiver
 
@@ -281,7 +277,7 @@ def test_idle_connection_closed_by_the_server_reads_as_readable() -> None:
     closed it); the socket is looked up once, not on every check."""
     ours, theirs = socket.socketpair()
     inner = _FakeStream(ours)
-    stream = _ConnectionStream(inner)
+    stream = ConnectionStream(inner)
     try:
         assert stream.get_extra_info("is_readable") is False
         assert stream.get_extra_info("is_readable") is False
@@ -301,7 +297,7 @@ async def test_a_request_head_and_small_body_are_sent_in_one_write() -> None:
     together once the answer is awaited."""
     ours, theirs = socket.socketpair()
     inner = _FakeStream(ours)
-    stream = _ConnectionStream(inner)
+    stream = ConnectionStream(inner)
     try:
         await stream.write(b"POST /hook HTTP/1.1\r\nContent-Length: 2\r\n\r\n")
         await stream.write(b"{}")
@@ -322,7 +318,7 @@ async def test_a_large_body_is_sent_as_it_comes() -> None:
         end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
         end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
     inner = _FakeStream(ours)
-    stream = _ConnectionStream(inner)
+    stream = ConnectionStream(inner)
     try:
         head = b"POST /upload HTTP/1.1\r\n\r\n"
         await stream.write(head)

@@ -6,17 +6,15 @@ from __future__ import annotations
 import uuid
 from typing import Final
 
+from pressroom.analytics.details import PageDetails, run_details, usable_channel_ids
 from pressroom.analytics.metrics import RAW_METRICS, MetricValue, derive, select_metrics
 from pressroom.analytics.params import AnalyticsQuery
 from pressroom.analytics.query import (
     CURRENT,
     PREVIOUS,
     AggregateRow,
-    PageDetails,
     report_connection,
     run_aggregates,
-    run_details,
-    usable_channel_ids,
 )
 from pressroom.analytics.rollup_query import run_rollups
 from pressroom.analytics.rollups import APPLY_IN_REQUEST, apply_log, pending

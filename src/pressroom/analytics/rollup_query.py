@@ -22,25 +22,21 @@ restricted to what reports count."""
 
 from __future__ import annotations
 
-import itertools
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any, Final
 
 from sqlalchemy import (
-    Float,
     Integer,
     SmallInteger,
     String,
     and_,
     case,
-    cast,
     func,
     literal,
-    nulls_last,
     or_,
     select,
     text,
@@ -48,7 +44,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS, derive
+from pressroom.analytics.metrics import RAW_METRICS
 from pressroom.analytics.params import AnalyticsQuery
 from pressroom.analytics.query import (
     CURRENT,
@@ -58,24 +54,18 @@ from pressroom.analytics.query import (
     tags,
     topics,
 )
-from pressroom.analytics.rollups import (
-    DAY,
-    DAY_GRAIN,
-    HOUR,
-    HOUR_GRAIN,
-    MONTH_GRAIN,
-    Fact,
-    day_of,
-    dirty,
-    fact_from_row,
-    facts,
-    hour_of,
-    month_of,
-    next_month,
-    post_facts,
-    rollups,
+from pressroom.analytics.rollup_page import Straddlers, page_rows
+from pressroom.analytics.rollup_periods import (
+    BREAKDOWNS,
+    FACTS,
+    SERIES,
+    Period,
+    Piece,
+    periods_of,
+    pieces_of,
+    shift,
 )
-from pressroom.kit.schema import as_utc
+from pressroom.analytics.rollups import Fact, dirty, fact_from_row, facts, rollups
 
 SECTIONS: Final = {
     "all": "totals",
@@ -89,22 +79,6 @@ SECTIONS: Final = {
 _WIDTH: Final = 2 + len(RAW_METRICS)  # targets, posts, metric sums
 
 
-@dataclass(frozen=True)
-class Period:
-    number: int  # CURRENT or PREVIOUS
-    start: datetime
-    end: datetime  # inclusive
-    # Bucket starts (current period; one bucket for the comparison).
-    starts: tuple[datetime, ...]
-
-    def bucket_of(self, moment: datetime) -> int:
-        index = 0
-        for position, start in enumerate(self.starts):
-            if start <= moment:
-                index = position
-        return index if self.number == CURRENT else -1
-
-
 @dataclass
 class Tally:
     """Sums by (period, bucket or -1, dimension, value): [targets, posts, metrics...]."""
@@ -115,111 +89,6 @@ class Tally:
         cell = self.cells.setdefault(key, [0] * _WIDTH)
         for index, value in enumerate(values):
             cell[index] += value
-
-
-def _floor(moment: datetime, unit: timedelta) -> datetime:
-    return hour_of(moment) if unit == HOUR else day_of(moment)
-
-
-def _ceil(moment: datetime, unit: timedelta) -> datetime:
-    floor = _floor(moment, unit)
-    # In the last hour or day of year 9999 there is no next boundary: the calendar's end
-    # stands in for it, so the rest of the period is read from the facts.
-    return floor if floor == moment else _shift(floor, unit)
-
-
-def _just_after(moment: datetime) -> datetime:
-    try:
-        return moment + timedelta(microseconds=1)
-    except OverflowError:
-        return moment  # the last representable instant: nothing is published after it
-
-
-def _shift(moment: datetime, delta: timedelta) -> datetime:
-    """`moment + delta`, held at the ends of the calendar."""
-    try:
-        return moment + delta
-    except OverflowError:
-        return (
-            datetime.max.replace(tzinfo=UTC)
-            if delta > timedelta(0)
-            else datetime.min.replace(tzinfo=UTC)
-        )
-
-
-def periods_of(query: AnalyticsQuery) -> list[Period]:
-    found = [
-        Period(
-            CURRENT,
-            query.range.start,
-            query.range.end,
-            tuple(bucket.start for bucket in query.buckets),
-        )
-    ]
-    if query.comparison is not None:
-        compared = query.comparison.range
-        found.append(Period(PREVIOUS, compared.start, compared.end, (compared.start,)))
-    return found
-
-
-# What a range of rows or of facts is read for: the `all` rows by time-series bucket, or the
-# other dimensions over the whole period.
-SERIES, BREAKDOWNS = 0, 1
-# (period, bucket, scope, grain, from, to): rows, or with grain -1, facts, from the
-# inclusive start to the exclusive end.
-Piece = tuple[int, int, int, int, datetime, datetime]
-FACTS = -1
-
-
-def _cover(
-    period: Period, bucket: int, scope: int, lo: datetime, hi: datetime, *, hours: bool
-) -> list[Piece]:
-    """[lo, hi) as whole UTC months of rows, then whole days, then whole hours (when
-    `hours`), then facts for what is left at either end: the fewest rows that cover it."""
-    number = period.number
-    unit = HOUR if hours else DAY
-    inner_lo, inner_hi = _ceil(lo, unit), _floor(hi, unit)
-    if inner_lo >= inner_hi:
-        return [(number, bucket, scope, FACTS, lo, hi)]
-    pieces: list[Piece] = []
-    if lo < inner_lo:
-        pieces.append((number, bucket, scope, FACTS, lo, inner_lo))
-    if inner_hi < hi:
-        pieces.append((number, bucket, scope, FACTS, inner_hi, hi))
-    first_day, last_day = _ceil(inner_lo, DAY), _floor(inner_hi, DAY)
-    if first_day >= last_day:
-        return [*pieces, (number, bucket, scope, HOUR_GRAIN, inner_lo, inner_hi)]
-    if inner_lo < first_day:
-        pieces.append((number, bucket, scope, HOUR_GRAIN, inner_lo, first_day))
-    if last_day < inner_hi:
-        pieces.append((number, bucket, scope, HOUR_GRAIN, last_day, inner_hi))
-    first_month, last_month = month_of(first_day), month_of(last_day)
-    if first_month < first_day and first_month < last_month:
-        first_month = next_month(first_month)  # (never past the year 9999: < last_month)
-    if first_month >= last_month or first_month < first_day:
-        return [*pieces, (number, bucket, scope, DAY_GRAIN, first_day, last_day)]
-    pieces.append((number, bucket, scope, MONTH_GRAIN, first_month, last_month))
-    if first_day < first_month:
-        pieces.append((number, bucket, scope, DAY_GRAIN, first_day, first_month))
-    if last_month < last_day:
-        pieces.append((number, bucket, scope, DAY_GRAIN, last_month, last_day))
-    return pieces
-
-
-def _pieces(period: Period) -> list[Piece]:
-    """The rows and facts that cover the period exactly: for the time series, each bucket
-    (cut at local midnights) in days, hours and facts; for the breakdowns, the whole period
-    in days and facts."""
-    after = _just_after(period.end)
-    cuts = [
-        period.start,
-        *[s for s in period.starts[1:] if period.start < s <= period.end],
-        after,
-    ]
-    pieces: list[Piece] = []
-    for lo, hi in itertools.pairwise(cuts):
-        pieces += _cover(period, period.bucket_of(lo), SERIES, lo, hi, hours=True)
-    return pieces + _cover(period, -1, BREAKDOWNS, period.start, after, hours=False)
 
 
 async def has_log(connection: AsyncConnection, organization_id: uuid.UUID) -> bool:
@@ -405,18 +274,11 @@ def _add_back(tally: Tally, period: Period, post: list[Fact]) -> None:
         tally.add((period.number, -2, dimension, value), [0, 1])
 
 
-@dataclass
-class Straddlers:
-    """Posts with facts both inside and outside the current period, by post."""
-
-    posts: dict[uuid.UUID, list[Fact]] = field(default_factory=dict)
-
-
 async def tally_periods(
     connection: AsyncConnection, organization_id: uuid.UUID, periods: list[Period]
 ) -> tuple[Tally, Straddlers]:
     tally = Tally()
-    pieces = [piece for period in periods for piece in _pieces(period)]
+    pieces = [piece for period in periods for piece in pieces_of(period)]
     await _read_rollups(connection, organization_id, [p for p in pieces if p[3] != FACTS], tally)
     await _read_facts(connection, organization_id, [p for p in pieces if p[3] == FACTS], tally)
     # Posts crossing a period's start (counted before it), and the current period's end.
@@ -431,17 +293,17 @@ async def tally_periods(
                 and_(
                     mine,
                     facts.c.published_at >= period.start,
-                    facts.c.published_at <= min(period.end, _shift(period.start, gap)),
+                    facts.c.published_at <= min(period.end, shift(period.start, gap)),
                     facts.c.post_first_at < period.start,
                 )
             )
         crossing.append(
             and_(
                 mine,
-                facts.c.post_first_at >= max(current.start, _shift(current.end, -gap)),
+                facts.c.post_first_at >= max(current.start, shift(current.end, -gap)),
                 facts.c.post_first_at <= current.end,
                 facts.c.published_at > current.end,
-                facts.c.published_at <= _shift(current.end, gap),
+                facts.c.published_at <= shift(current.end, gap),
             )
         )
     straddlers = Straddlers()
@@ -501,105 +363,6 @@ def aggregate_rows(tally: Tally) -> list[AggregateRow]:
                 )
             )
     return rows
-
-
-@dataclass(frozen=True)
-class _Ranked:
-    post_id: uuid.UUID
-    first_at: datetime
-    sums: dict[str, int]
-
-
-def _metric(sort_by: str, sums: dict[str, int], first_at: datetime) -> Any:
-    if sort_by == "publishedAt":
-        return first_at
-    return derive(sums)[sort_by]
-
-
-def _order(items: list[_Ranked], query: AnalyticsQuery) -> list[_Ranked]:
-    """The raw statement's order: the sort field, then publishedAt, then post id, all in
-    the requested direction; nulls last."""
-    descending = query.sort_order == "desc"
-
-    def key(item: _Ranked) -> tuple[Any, ...]:
-        value = _metric(query.sort_by, item.sums, item.first_at)
-        parts = [value] if query.sort_by == "publishedAt" else [value, item.first_at]
-        return (*parts, str(item.post_id))
-
-    present = [i for i in items if _metric(query.sort_by, i.sums, i.first_at) is not None]
-    missing = [i for i in items if _metric(query.sort_by, i.sums, i.first_at) is None]
-    present.sort(key=key, reverse=descending)
-    missing.sort(key=lambda i: (i.first_at, str(i.post_id)), reverse=descending)
-    return present + missing
-
-
-def _sql_order(query: AnalyticsQuery) -> list[Any]:
-    descending = query.sort_order == "desc"
-    engagements = sum((post_facts.c[key] for key in ENGAGEMENT_PARTS[1:]), post_facts.c.likes)
-    keys: list[Any]
-    if query.sort_by == "publishedAt":
-        keys = [post_facts.c.first_at]
-    else:
-        if query.sort_by == "engagements":
-            lead: Any = engagements
-        elif query.sort_by == "engagementRate":
-            lead = cast(engagements, Float) / func.nullif(post_facts.c.impressions, 0)
-        else:
-            lead = post_facts.c[query.sort_by]
-        keys = [lead, post_facts.c.first_at]
-    keys.append(post_facts.c.post_id)
-    return [nulls_last(k.desc() if descending else k.asc()) for k in keys]
-
-
-async def page_rows(
-    connection: AsyncConnection,
-    organization_id: uuid.UUID,
-    query: AnalyticsQuery,
-    straddlers: Straddlers,
-) -> list[AggregateRow]:
-    """The page of posts: the best of the posts wholly in range (by their summed rows, in
-    the database) merged with the posts crossing its ends (summed over their facts inside)."""
-    wanted = query.offset + query.page_size
-    start, end = query.range.start, query.range.end
-    result = await connection.execute(
-        select(post_facts)
-        .where(
-            post_facts.c.organization_id == organization_id,
-            post_facts.c.first_at >= start,
-            post_facts.c.first_at <= end,
-            post_facts.c.last_at <= end,
-        )
-        .order_by(*_sql_order(query))
-        .limit(wanted)
-    )
-    items = [
-        _Ranked(
-            post_id=row.post_id,
-            first_at=as_utc(row.first_at),
-            sums={key: int(row._mapping[key]) for key in RAW_METRICS},
-        )
-        for row in result
-    ]
-    for post_id, inside in straddlers.posts.items():
-        items.append(
-            _Ranked(
-                post_id=post_id,
-                first_at=min(fact.published_at for fact in inside),
-                sums={key: sum(fact.values[key] for fact in inside) for key in RAW_METRICS},
-            )
-        )
-    ranked = _order(items, query)[query.offset : wanted]
-    return [
-        AggregateRow(
-            section="page",
-            period=CURRENT,
-            key=str(item.post_id),
-            posts=query.offset + position + 1,
-            first_at=item.first_at,
-            sums=item.sums,
-        )
-        for position, item in enumerate(ranked)
-    ]
 
 
 def answerable(query: AnalyticsQuery) -> bool:

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import select
 import socket
 import ssl
 import time
@@ -38,6 +37,7 @@ from pressroom.kit.outbound.destination import (
     resolve_destination,
 )
 from pressroom.kit.outbound.proxy import Proxy, ProxyRoutes
+from pressroom.kit.outbound.stream import ConnectionStream
 
 # httpx logs each request at INFO with its full URL. A webhook URL may carry a token in its path
 # (many receivers authenticate that way), and a line per delivery is noise: warnings only.
@@ -47,9 +47,6 @@ USER_AGENT = "Pressroom-Webhooks/1"
 # httpcore writes a request's headers and body separately; without TCP_NODELAY the body waits
 # for the receiver to acknowledge the headers (Nagle's algorithm and delayed ACKs).
 SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-# Writes smaller than this together are sent as one (see _ConnectionStream): a request's head
-# and a webhook's body go out in one TLS record.
-COALESCED_BYTES = 64 * 1024
 KEEPALIVE_EXPIRY_SECONDS = 15.0
 # A destination vetted for the proxy is vetted again after this long (as a pooled connection
 # is resolved again once it expires), not at every request.
@@ -91,83 +88,6 @@ def _httpx_exceptions(request: httpx.Request, deadline_seconds: float | None) ->
             if isinstance(exc, core_error):
                 raise httpx_error(str(exc), request=request) from exc
         raise  # DestinationBlocked and anything unexpected pass through unchanged
-
-
-class _ConnectionStream(httpcore.AsyncNetworkStream):
-    """A connection's network stream that looks its socket up once and sends each request in
-    one piece.
-
-    httpcore asks every pooled connection for its socket (`has_expired`) on each request and
-    each response close; through anyio's TLS stream every such lookup builds a dict of
-    closures. The socket of a connection never changes, so it is looked up once (measured:
-    about a fifth of a webhook attempt's CPU, bench/README.md).
-
-    httpcore writes a request's head and its body separately: two TLS records and two sends
-    for a webhook of a kilobyte. Small writes are held until the first read (when the request
-    is complete and its answer awaited) or until they add up to `COALESCED_BYTES`, then sent
-    together; a large body still goes out as it comes."""
-
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
-        self._inner = inner
-        self._socket: Any = None
-        self._held: list[bytes] = []
-        self._held_bytes = 0
-        self._write_timeout: float | None = None
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
-        if self._held:
-            await self._send_held()
-        return await self._inner.read(max_bytes, timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
-        if not buffer:
-            return
-        self._held.append(buffer)
-        self._held_bytes += len(buffer)
-        self._write_timeout = timeout
-        if self._held_bytes >= COALESCED_BYTES:
-            await self._send_held()
-
-    async def _send_held(self) -> None:
-        data = self._held[0] if len(self._held) == 1 else b"".join(self._held)
-        self._held.clear()
-        self._held_bytes = 0
-        await self._inner.write(data, self._write_timeout)
-
-    async def aclose(self) -> None:
-        self._held.clear()  # an unfinished request: nothing waits for its answer
-        await self._inner.aclose()
-
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
-    ) -> httpcore.AsyncNetworkStream:
-        if self._held:
-            await self._send_held()
-        return _ConnectionStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "socket":
-            return self._raw_socket()
-        if info == "is_readable":
-            # Asked of every idle pooled connection: data (or EOF) waiting means the server
-            # closed it. A socket that is gone counts as readable, so it is discarded.
-            sock = self._raw_socket()
-            descriptor = sock.fileno() if sock is not None else -1
-            if descriptor < 0:
-                return True
-            # poll, not select: select cannot watch descriptors above 1023.
-            poller = select.poll()
-            poller.register(descriptor, select.POLLIN)
-            return bool(poller.poll(0))
-        return self._inner.get_extra_info(info)
-
-    def _raw_socket(self) -> socket.socket | None:
-        if self._socket is None:
-            self._socket = self._inner.get_extra_info("socket")
-        return self._socket  # type: ignore[no-any-return]
 
 
 class RefusedDestination(httpcore.ConnectError):
@@ -284,7 +204,7 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
             local_address=local_address,
             socket_options=socket_options,
         )
-        return _ConnectionStream(stream)
+        return ConnectionStream(stream)
 
     async def connect_unix_socket(
         self,
