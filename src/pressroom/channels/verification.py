@@ -93,12 +93,11 @@ async def _from_token(
     http: httpx.AsyncClient,
 ) -> list[ConnectedAccount]:
     provider = connector.provider
-    if not options.access_token:
-        raise ValueError(
-            f"{provider} needs a long-lived access token: --access-token-env VAR (or "
-            "--access-token)"
-        )
-    accounts = await connector.from_token(oauth_app(settings, provider), options.access_token, http)
+    token = _required(
+        options.access_token,
+        f"{provider} needs a long-lived access token: --access-token-env VAR (or --access-token)",
+    )
+    accounts = await connector.from_token(oauth_app(settings, provider), token, http)
     if not accounts:
         raise VerificationFailed(
             f"{provider} accepted the access token, but it gives access to no account to connect"
@@ -107,46 +106,53 @@ async def _from_token(
 
 
 async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> ConnectedAccount:
-    if not options.handle:
-        raise ValueError("bluesky needs --handle (the account's handle, DID or email)")
-    if not options.app_password:
-        raise ValueError(
-            "bluesky needs an app password: --app-password-env VAR (or --app-password); create "
-            "one in Bluesky's Settings > Privacy and security > App passwords"
-        )
+    identifier = _required(
+        options.handle, "bluesky needs --handle (the account's handle, DID or email)"
+    )
+    app_password = _required(
+        options.app_password,
+        "bluesky needs an app password: --app-password-env VAR (or --app-password); create "
+        "one in Bluesky's Settings > Privacy and security > App passwords",
+    )
     credentials = await bluesky.create_session_credentials(
-        options.handle, options.app_password, options.service or bluesky.DEFAULT_SERVICE, http=http
+        identifier, app_password, options.service or bluesky.DEFAULT_SERVICE, http=http
     )
     handle = credentials.get("handle") or credentials.get("identifier")
     return ConnectedAccount(credentials, f"@{handle}" if handle else None)
 
 
 async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> ConnectedAccount:
-    if not options.instance:
-        raise ValueError("mastodon needs --instance (e.g. https://mastodon.social)")
-    if not options.access_token:
-        raise ValueError(
-            "mastodon needs an access token: --access-token-env VAR (or --access-token); create "
-            "one in the account's Preferences > Development, with the scopes read and write"
-        )
-    base_url = check_instance_url(options.instance)
-    credentials, handle = await mastodon.verify_credentials(
-        base_url, options.access_token, http=http
+    instance = _required(
+        options.instance, "mastodon needs --instance (e.g. https://mastodon.social)"
     )
+    token = _required(
+        options.access_token,
+        "mastodon needs an access token: --access-token-env VAR (or --access-token); create "
+        "one in the account's Preferences > Development, with the scopes read and write",
+    )
+    base_url = check_instance_url(instance)
+    credentials, handle = await mastodon.verify_credentials(base_url, token, http=http)
     return ConnectedAccount(credentials, handle)
 
 
 async def _x(
     options: ProviderOptions, settings: Settings, http: httpx.AsyncClient
 ) -> ConnectedAccount:
-    if not options.access_token:
-        raise ValueError(
-            "x needs an OAuth 2.0 user access token: --access-token-env VAR (or --access-token), "
-            "and --refresh-token-env VAR (or --refresh-token) so it can be renewed"
-        )
-    credentials = x.credentials_from_cli_options(options.access_token, options.refresh_token)
+    token = _required(
+        options.access_token,
+        "x needs an OAuth 2.0 user access token: --access-token-env VAR (or --access-token), "
+        "and --refresh-token-env VAR (or --refresh-token) so it can be renewed",
+    )
+    credentials = x.credentials_from_cli_options(token, options.refresh_token)
     verified, handle = await x.verify_credentials(credentials, app=x_app(settings), http=http)
     return ConnectedAccount(verified, handle)
+
+
+def _required(value: str | None, missing: str) -> str:
+    """The option's value; ValueError(`missing`) when it was not given (or is empty)."""
+    if not value:
+        raise ValueError(missing)
+    return value
 
 
 def _explain(provider: str, error: ProviderError) -> str:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from sqlalchemy import Integer, String, Table, bindparam, insert, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
-from sqlalchemy.types import Uuid
+from sqlalchemy.sql.elements import BindParameter
+from sqlalchemy.types import TypeEngine, Uuid
 
 from pressroom.db import UTCDateTime, unit_of_work
 from pressroom.kit.ids import uuid7
@@ -35,6 +36,11 @@ _deliveries: Table = Delivery.__table__  # type: ignore[assignment]
 _attempts: Table = DeliveryAttempt.__table__  # type: ignore[assignment]
 _endpoints: Table = WebhookEndpoint.__table__  # type: ignore[assignment]
 _events: Table = Event.__table__  # type: ignore[assignment]
+
+
+def _arrays(element: TypeEngine[Any], *names: str) -> list[BindParameter[Any]]:
+    """PostgreSQL array parameters (the columns `unnest` reads), all of one element type."""
+    return [bindparam(name, type_=ARRAY(element)) for name in names]
 
 
 def lease_seconds(timeout: float, rounds: int) -> float:
@@ -120,9 +126,8 @@ RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, d.next_trigger, d.ex
     bindparam("lease_owner", type_=String()),
     bindparam("limit", type_=Integer()),
     bindparam("default_room", type_=Integer()),
-    bindparam("full", type_=ARRAY(Uuid())),
-    bindparam("room_endpoints", type_=ARRAY(Uuid())),
-    bindparam("room_sizes", type_=ARRAY(Integer())),
+    *_arrays(Uuid(), "full", "room_endpoints"),
+    *_arrays(Integer(), "room_sizes"),
 )
 
 
@@ -306,19 +311,12 @@ RETURNING delivery_id
 """
 ).bindparams(
     bindparam("now", type_=UTCDateTime()),
-    bindparam("ids", type_=ARRAY(Uuid())),
-    bindparam("owners", type_=ARRAY(String())),
-    bindparam("statuses", type_=ARRAY(String())),
-    bindparam("next_attempts", type_=ARRAY(UTCDateTime())),
-    bindparam("response_statuses", type_=ARRAY(Integer())),
-    bindparam("latencies", type_=ARRAY(Integer())),
-    bindparam("numbers", type_=ARRAY(Integer())),
-    bindparam("attempt_ids", type_=ARRAY(Uuid())),
-    bindparam("triggers", type_=ARRAY(String())),
-    bindparam("started", type_=ARRAY(UTCDateTime())),
-    bindparam("outcomes", type_=ARRAY(String())),
-    bindparam("error_codes", type_=ARRAY(String())),
-    bindparam("error_messages", type_=ARRAY(String())),
+    *_arrays(Uuid(), "ids", "attempt_ids"),
+    *_arrays(
+        String(), "owners", "statuses", "triggers", "outcomes", "error_codes", "error_messages"
+    ),
+    *_arrays(Integer(), "response_statuses", "latencies", "numbers"),
+    *_arrays(UTCDateTime(), "next_attempts", "started"),
 )
 
 
