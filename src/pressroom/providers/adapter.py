@@ -62,6 +62,16 @@ def refused_part(provider: str, detail: str, parts: RefusedParts) -> ProviderErr
     return None
 
 
+def duplicate_refused(provider: str, detail: str, of: str) -> ProviderError:
+    """`duplicate_content` for a post the network refused as a duplicate `of` one it holds
+    (`detail` must already be safe): only a change of text lets it through."""
+    return ProviderError(
+        "duplicate_content",
+        f"{provider} refused the post as a duplicate of {of} ({detail}). "
+        "Change the text to post it again.",
+    )
+
+
 @dataclass(frozen=True)
 class ChannelContext:
     """What an adapter knows of the channel it acts for. `credentials` are decrypted

@@ -28,7 +28,6 @@ from pressroom.kit.logs import scrub
 from pressroom.kit.outbound.api import DEFAULT_TIMEOUT, USER_AGENT, tls_context
 from pressroom.kit.outbound.transport import RefusedDestination
 from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.credentials import CredentialCache, CredentialsChanged, CredentialStore
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -128,27 +127,6 @@ class HttpAdapter:
     async def aclose(self) -> None:
         if self._owns_http:
             await self._http.aclose()
-
-
-class RefreshingAdapter(HttpAdapter):
-    """An HttpAdapter whose channels' tokens are renewed while it works: the new credentials go
-    to `_credential_store`, that is to this process's `credential_cache` and to the caller's
-    `on_credentials_changed` (see credentials.py). `clock` tells the time of its results and,
-    in Unix seconds (`_unix_time`), the time its sessions compare token expiries with."""
-
-    def __init__(
-        self,
-        http: httpx.AsyncClient | None,
-        credential_cache: CredentialCache,
-        on_credentials_changed: CredentialsChanged | None,
-        clock: Callable[[], datetime],
-    ) -> None:
-        super().__init__(http)
-        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
-        self._clock = clock
-
-    def _unix_time(self) -> float:
-        return self._clock().timestamp()
 
 
 async def provider_request(

@@ -8,7 +8,9 @@ where a path goes, which token to send, how to read an error and how to renew.
 
 `RefreshingSession` is the OAuth flavour shared by X, YouTube, LinkedIn, Pinterest and TikTok:
 an access token with an expiry and a refresh token to renew it with. `OAuthAdapter` is the
-adapter base that opens one per call (X, YouTube and TikTok).
+adapter base that opens one per call (X, YouTube and TikTok). Its base, `RefreshingAdapter`,
+keeps the credential store and clock of every adapter whose tokens are renewed (Bluesky,
+Instagram and Threads too) and takes the keywords they share (`RefreshingOptions`).
 """
 
 from __future__ import annotations
@@ -17,13 +19,19 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypedDict, TypeVar, Unpack
 
 import httpx
 
+from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import CredentialCache, CredentialsChanged, CredentialStore
-from pressroom.providers.http import RefreshingAdapter, provider_request, response_json
+from pressroom.providers.credentials import (
+    PROCESS_CREDENTIALS,
+    CredentialCache,
+    CredentialsChanged,
+    CredentialStore,
+)
+from pressroom.providers.http import HttpAdapter, provider_request, response_json
 
 # A request body is rebuilt for every send: a request sent again re-reads the media.
 BodyFactory = Callable[[], Any]
@@ -232,6 +240,41 @@ class RefreshingSession(BearerSession, Generic[AppT]):
         return {**newest, **await renew(str(newest.get("refreshToken") or ""))}
 
 
+class RefreshingOptions(TypedDict, total=False):
+    """The keywords every `RefreshingAdapter` takes (its network's adapter passes them on), each
+    with its default there: `http`, a client shared with the caller (else the adapter builds
+    its own); `on_credentials_changed`, told of renewed credentials at once;
+    `credential_cache`, this process's newest credentials; `clock`, the time of results and of
+    token expiries."""
+
+    http: httpx.AsyncClient | None
+    on_credentials_changed: CredentialsChanged | None
+    credential_cache: CredentialCache
+    clock: Callable[[], datetime]
+
+
+class RefreshingAdapter(HttpAdapter):
+    """An HttpAdapter whose channels' tokens are renewed while it works: the new credentials go
+    to `_credential_store`, that is to this process's `credential_cache` and to the caller's
+    `on_credentials_changed` (see credentials.py). `clock` tells the time of its results and,
+    in Unix seconds (`_unix_time`), the time its sessions compare token expiries with."""
+
+    def __init__(
+        self,
+        *,
+        http: httpx.AsyncClient | None = None,
+        on_credentials_changed: CredentialsChanged | None = None,
+        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        super().__init__(http)
+        self._credential_store = CredentialStore(credential_cache, on_credentials_changed)
+        self._clock = clock
+
+    def _unix_time(self) -> float:
+        return self._clock().timestamp()
+
+
 SessionT = TypeVar("SessionT", bound=RefreshingSession[Any])
 
 
@@ -242,14 +285,11 @@ class OAuthAdapter(RefreshingAdapter, Generic[AppT, SessionT]):
 
     def __init__(
         self,
-        http: httpx.AsyncClient | None,
         app: AppT | None,
         session_type: type[SessionT],
-        credential_cache: CredentialCache,
-        on_credentials_changed: CredentialsChanged | None,
-        clock: Callable[[], datetime],
+        **options: Unpack[RefreshingOptions],
     ) -> None:
-        super().__init__(http, credential_cache, on_credentials_changed, clock)
+        super().__init__(**options)
         self._app = app
         self._session_type = session_type
 

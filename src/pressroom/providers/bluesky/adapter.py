@@ -28,13 +28,11 @@ settings (Privacy and security > App passwords).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
-from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -67,20 +65,18 @@ from pressroom.providers.bluesky.session import (
     xrpc_error,
 )
 from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
     CredentialCache,
-    CredentialsChanged,
     CredentialStore,
 )
 from pressroom.providers.http import (
     MediaReader,
-    RefreshingAdapter,
     given_or_own_client,
     provider_request,
     response_json,
     safe_detail,
 )
 from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
+from pressroom.providers.session import RefreshingAdapter, RefreshingOptions
 
 # XRPC error names meaning "there is already a record with this key" (createRecord) ...
 _EXISTS_ERRORS = frozenset({"RecordAlreadyExists", "RecordExists"})
@@ -138,13 +134,10 @@ class BlueskyAdapter(RefreshingAdapter):
         self,
         *,
         read_media: MediaReader,
-        on_credentials_changed: CredentialsChanged | None = None,
         media_dimensions: MediaDimensions | None = None,
-        http: httpx.AsyncClient | None = None,
-        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
-        clock: Callable[[], datetime] = utcnow,
+        **options: Unpack[RefreshingOptions],
     ) -> None:
-        super().__init__(http, credential_cache, on_credentials_changed, clock)
+        super().__init__(**options)
         self._read_media = read_media
         self._media_dimensions = media_dimensions
 

@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from datetime import datetime
+from typing import Unpack
 
-import httpx
-
-from pressroom.kit.clock import utc_minute, utcnow
+from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -37,8 +35,7 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
 )
-from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
-from pressroom.providers.http import Polling, PublicMediaUrl, RefreshingAdapter, Sleep
+from pressroom.providers.http import Polling, PublicMediaUrl, Sleep
 from pressroom.providers.instagram.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -56,6 +53,7 @@ from pressroom.providers.instagram.session import (
     InstagramSession,
 )
 from pressroom.providers.options import alt_texts, first_comment
+from pressroom.providers.session import RefreshingAdapter, RefreshingOptions
 
 # A token this close to its expiry that could not be refreshed needs the person now.
 EXPIRY_WARNING_SECONDS = 7 * 24 * 3600
@@ -73,17 +71,14 @@ class InstagramAdapter(RefreshingAdapter):
     def __init__(
         self,
         *,
-        http: httpx.AsyncClient | None = None,
         media_url: PublicMediaUrl | None = None,
-        on_credentials_changed: CredentialsChanged | None = None,
         graph_version: str = DEFAULT_GRAPH_VERSION,
-        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         sleep: Sleep = asyncio.sleep,
-        clock: Callable[[], datetime] = utcnow,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+        **options: Unpack[RefreshingOptions],
     ) -> None:
-        super().__init__(http, credential_cache, on_credentials_changed, clock)
+        super().__init__(**options)
         self._media_url = media_url
         self._graph_version = graph_version
         self._polling = Polling(sleep, poll_interval, processing_timeout)

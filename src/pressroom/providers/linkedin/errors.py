@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError, refused_part
+from pressroom.providers.adapter import ProviderError, duplicate_refused, refused_part
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -103,10 +103,6 @@ def classify(
     if status == 401:
         return token_rejected(PROVIDER, action, detail)
     if status == 422 and "duplicate" in detail.lower():
-        return ProviderError(
-            "duplicate_content",
-            f"LinkedIn refused the post as a duplicate of one already published ({detail}). "
-            "Change the text to post it again.",
-        )
+        return duplicate_refused(PROVIDER, detail, "one already published")
     refused = refused_part(PROVIDER, detail, _REFUSED_PARTS) if status in (400, 422) else None
     return refused or status_failure(response, PROVIDER, action, detail)

@@ -22,13 +22,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
-import httpx
-
-from pressroom.kit.clock import utc_minute, utcnow
+from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -36,8 +33,8 @@ from pressroom.providers.adapter import (
     PublishRequest,
     PublishResult,
 )
-from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
-from pressroom.providers.http import Polling, PublicMediaUrl, RefreshingAdapter, Sleep
+from pressroom.providers.http import Polling, PublicMediaUrl, Sleep
+from pressroom.providers.session import RefreshingAdapter, RefreshingOptions
 from pressroom.providers.threads.containers import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_PROCESSING_TIMEOUT,
@@ -62,16 +59,13 @@ class ThreadsAdapter(RefreshingAdapter):
         self,
         *,
         media_url: PublicMediaUrl | None,
-        on_credentials_changed: CredentialsChanged | None = None,
-        http: httpx.AsyncClient | None = None,
-        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         progress: ProgressBook = PROCESS_PROGRESS,
         sleep: Sleep = asyncio.sleep,
-        clock: Callable[[], datetime] = utcnow,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+        **options: Unpack[RefreshingOptions],
     ) -> None:
-        super().__init__(http, credential_cache, on_credentials_changed, clock)
+        super().__init__(**options)
         self._media_url = media_url
         self._progress = progress
         self._polling = Polling(sleep, poll_interval, processing_timeout)

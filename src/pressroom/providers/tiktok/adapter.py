@@ -30,12 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from datetime import datetime
+from typing import Unpack
 
-import httpx
-
-from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -46,9 +43,8 @@ from pressroom.providers.adapter import (
     counter_metrics,
 )
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
 from pressroom.providers.http import MediaReader, PublicMediaUrl, Sleep
-from pressroom.providers.session import OAuthAdapter
+from pressroom.providers.session import OAuthAdapter, RefreshingOptions
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH, CreatorInfo
 from pressroom.providers.tiktok.posts import PostBuilder, post_url
 from pressroom.providers.tiktok.progress import PROCESS_PENDING, PendingPublishes
@@ -79,22 +75,19 @@ class TikTokAdapter(OAuthAdapter[OAuthApp, TikTokSession]):
         app: OAuthApp | None,
         read_media: MediaReader,
         media_url: PublicMediaUrl | None = None,
-        on_credentials_changed: CredentialsChanged | None = None,
-        http: httpx.AsyncClient | None = None,
         audited: bool = False,
         pull_from_url: bool = False,
-        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         pending: PendingPublishes = PROCESS_PENDING,
         sleep: Sleep = asyncio.sleep,
-        clock: Callable[[], datetime] = utcnow,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         processing_timeout: float = DEFAULT_TIMEOUT,
+        **options: Unpack[RefreshingOptions],
     ) -> None:
         """`app` refreshes tokens (without it, an expired token is `auth_expired`); `audited`
         lifts the SELF_ONLY restriction of unaudited apps; `pull_from_url` has TikTok fetch
         videos from signed links (their domain verified at TikTok) instead of receiving them."""
-        super().__init__(http, app, TikTokSession, credential_cache, on_credentials_changed, clock)
+        super().__init__(app, TikTokSession, **options)
         self._pending = pending
         self._poll = StatusPoll(sleep, poll_interval, processing_timeout)
         self._builder = PostBuilder(

@@ -39,11 +39,10 @@ import re
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
-from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -55,9 +54,7 @@ from pressroom.providers.adapter import (
     shown_metrics,
 )
 from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
     CredentialCache,
-    CredentialsChanged,
     CredentialStore,
 )
 from pressroom.providers.http import (
@@ -67,7 +64,7 @@ from pressroom.providers.http import (
     response_json,
 )
 from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
-from pressroom.providers.session import OAuthAdapter
+from pressroom.providers.session import OAuthAdapter, RefreshingOptions
 from pressroom.providers.token_endpoint import TokenSet
 from pressroom.providers.x.media import (
     DEFAULT_PROCESSING_TIMEOUT,
@@ -158,16 +155,13 @@ class XAdapter(OAuthAdapter[XApp, XSession]):
         *,
         app: XApp | None,
         read_media: MediaReader,
-        on_credentials_changed: CredentialsChanged | None = None,
-        http: httpx.AsyncClient | None = None,
-        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         sleep: Sleep = asyncio.sleep,
-        clock: Callable[[], datetime] = utcnow,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
         processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
+        **options: Unpack[RefreshingOptions],
     ) -> None:
         """`app` refreshes expired tokens (without it, an expired token is `auth_expired`)."""
-        super().__init__(http, app, XSession, credential_cache, on_credentials_changed, clock)
+        super().__init__(app, XSession, **options)
         # Everything an upload needs but the channel's session, which each publish brings.
         self._uploader = functools.partial(
             MediaUploader,

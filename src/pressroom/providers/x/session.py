@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError, refused_part
+from pressroom.providers.adapter import ProviderError, duplicate_refused, refused_part
 from pressroom.providers.http import (
     rate_limited,
     response_json,
@@ -99,10 +99,6 @@ class XSession(RefreshingSession[XApp]):
         if status == 401:
             return token_rejected(PROVIDER, action, detail)
         if status == 403 and "duplicate" in detail.lower():
-            return ProviderError(
-                "duplicate_content",
-                f"X refused the post as a duplicate of one the account published recently "
-                f"({detail}). Change the text to post it again.",
-            )
+            return duplicate_refused(PROVIDER, detail, "one the account published recently")
         refused = refused_part(PROVIDER, detail, _REFUSED_PARTS) if status == 400 else None
         return refused or status_failure(response, PROVIDER, action, detail)

@@ -18,12 +18,9 @@ API v3 (https://developers.google.com/youtube/v3/docs).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
+from typing import Unpack
 
-import httpx
-
-from pressroom.kit.clock import utcnow
 from pressroom.providers.adapter import (
     ChannelContext,
     HealthResult,
@@ -36,9 +33,8 @@ from pressroom.providers.adapter import (
     shown_metrics,
 )
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialCache, CredentialsChanged
 from pressroom.providers.http import MediaLookup, MediaReader
-from pressroom.providers.session import OAuthAdapter
+from pressroom.providers.session import OAuthAdapter, RefreshingOptions
 from pressroom.providers.youtube.oauth import API, revoke_token
 from pressroom.providers.youtube.recovery import find_uploaded
 from pressroom.providers.youtube.session import ROTATION_KEY, YouTubeSession
@@ -72,16 +68,13 @@ class YouTubeAdapter(OAuthAdapter[OAuthApp, YouTubeSession]):
         app: OAuthApp | None,
         read_media: MediaReader,
         find_media: MediaLookup | None = None,
-        on_credentials_changed: CredentialsChanged | None = None,
-        http: httpx.AsyncClient | None = None,
-        credential_cache: CredentialCache = PROCESS_CREDENTIALS,
         upload_sessions: UploadSessions = PROCESS_UPLOADS,
-        clock: Callable[[], datetime] = utcnow,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        **options: Unpack[RefreshingOptions],
     ) -> None:
         """`app` refreshes tokens (without it, an expired token is `auth_expired`);
         `find_media` reads the custom thumbnail an option names (without it, none is set)."""
-        super().__init__(http, app, YouTubeSession, credential_cache, on_credentials_changed, clock)
+        super().__init__(app, YouTubeSession, **options)
         if chunk_bytes <= 0 or chunk_bytes % (256 * 1024):
             raise ValueError("YouTube upload chunks must be a multiple of 256 KiB")
         self._read_media = read_media
