@@ -7,6 +7,10 @@ the file size. The type is sniffed from the first bytes and the size limits are 
 arrive: an oversized upload is refused within one received piece of its limit, without reading the
 rest of the body.
 
+With `write_back` (local storage, where a staged file is made durable in place), the disk is asked
+to start writing each staging file every few MiB while it arrives, so the fsync before the asset is
+recorded finds little left to write.
+
 All or nothing (contract section 7): when any part is refused, every file staged for the request
 is deleted before the error propagates.
 """
