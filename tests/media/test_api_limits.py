@@ -216,6 +216,8 @@ def test_default_media_storage_is_the_media_directory_of_the_absolute_data_dir(
     storage = service.storage_for(settings)
     assert isinstance(storage, LocalStorage)
     assert storage.root == tmp_path / "relative data" / "media"
+    # Accepted files are renamed into it and made durable there: staging writes back early.
+    assert service.stores_staged_files_in_place(settings)
 
 
 def test_media_storage_setting_must_be_a_file_or_s3_url(tmp_path: Path) -> None:

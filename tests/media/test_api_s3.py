@@ -98,6 +98,8 @@ def test_settings_name_an_s3_storage(settings: Settings, s3_bucket: str) -> None
 
     assert isinstance(storage, S3Storage)
     assert (storage.bucket, storage.prefix) == (s3_bucket, PREFIX)
+    # Staged files are sent to the bucket and deleted: no early write-back to the local disk.
+    assert not service.stores_staged_files_in_place(settings)
 
 
 async def test_storage_failure_on_the_second_file_removes_the_first(

@@ -106,6 +106,24 @@ async def test_body_in_awkward_chunks_parses_the_same(staging: Path, chunk_size:
     assert [s.path.read_bytes() for s in staged] == [p.content for p in parts]
 
 
+@pytest.mark.parametrize("chunk_size", [65536, 262139])
+async def test_write_back_stages_the_same_bytes(staging: Path, chunk_size: int) -> None:
+    # Over 40 MiB in two files, so each starts its write-back to disk several times on the way
+    # (every 16 MiB), in pieces that do not divide it evenly.
+    video = factories.mp4_bytes()
+    big = video + bytes(range(256)) * (41 * MiB // 256)
+    parts = [FormPart(big, "big.mp4", "video/mp4"), png_part("small.png")]
+    body = multipart_body(parts)
+
+    staged = await read_upload(
+        chunked(body, chunk_size), CONTENT_TYPE, staging, UploadLimits(), write_back=True
+    )
+
+    assert [s.path.read_bytes() for s in staged] == [p.content for p in parts]
+    assert [s.sha256 for s in staged] == [hashlib.sha256(p.content).hexdigest() for p in parts]
+    assert [s.size_bytes for s in staged] == [len(p.content) for p in parts]
+
+
 async def test_file_exactly_at_its_limit_is_accepted(staging: Path) -> None:
     content = factories.png_bytes()
     limits = UploadLimits(image_bytes=len(content))

@@ -7,6 +7,10 @@ the file size. The type is sniffed from the first bytes and the size limits are 
 arrive: an oversized upload is refused within one received piece of its limit, without reading the
 rest of the body.
 
+With `write_back` (local storage, where a staged file is made durable in place), the disk is asked
+to start writing each staging file every few MiB while it arrives, so the fsync before the asset is
+recorded finds little left to write.
+
 All or nothing (contract section 7): when any part is refused, every file staged for the request
 is deleted before the error propagates.
 """
@@ -15,12 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ctypes
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import unicodedata
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -42,6 +48,9 @@ FIELD_NAME = "files"
 # the disk sees few small writes; pieces larger than it (a server hands over ~256 KB at a time)
 # go to the file directly, without a copy into the buffer.
 _WRITE_BUFFER = 64 * 1024
+# With `write_back`, the disk is asked to start writing a staging file whenever this much more
+# of it has been written, so that the fsync that makes it durable later finds little left to do.
+_WRITE_BACK_BYTES = 16 * MiB
 # Received pieces are handed to the parsing thread in batches of up to this size: one thread
 # round trip per batch instead of per piece. A batch also ends where a size limit could be
 # crossed, so an oversized file is still refused within one piece of its limit.
@@ -87,8 +96,13 @@ async def read_upload(
     content_type: str,
     staging_dir: Path,
     limits: UploadLimits | None = None,
+    *,
+    write_back: bool = False,
 ) -> list[StagedFile]:
-    """Receive every `files` part of a multipart body into `staging_dir`; all or nothing."""
+    """Receive every `files` part of a multipart body into `staging_dir`; all or nothing.
+
+    With `write_back` (for staged files that will be made durable where they are), the disk
+    starts writing each file while it arrives, so that making it durable later is quick."""
     limits = limits or UploadLimits()
     mime, params = parse_options_header(content_type)
     if mime != b"multipart/form-data":
@@ -99,7 +113,7 @@ async def read_upload(
     boundary = params.get(b"boundary")
     if not boundary:
         raise _malformed("the multipart Content-Type has no boundary")
-    receiver = _Receiver(staging_dir, limits)
+    receiver = _Receiver(staging_dir, limits, write_back)
     feeder: _Feeder | None = None
     try:
         feeder = _Feeder(receiver.parser_for(boundary))
@@ -247,7 +261,9 @@ def file_error(
 class _Part:
     """The file part being received: its staging file, running hash and size, sniffed type."""
 
-    def __init__(self, index: int, filename: str, declared: str | None, staging_dir: Path) -> None:
+    def __init__(
+        self, index: int, filename: str, declared: str | None, staging_dir: Path, write_back: bool
+    ) -> None:
         self.index = index
         self.filename = filename
         self.declared = declared
@@ -258,18 +274,65 @@ class _Part:
         self.size = 0
         self.head = bytearray()
         self.sniffed: Sniffed | None = None
+        self.write_back = write_back and _start_write_back is not None
+        self.written_back = 0
+
+    def add(self, view: memoryview) -> None:
+        """Hash and write `view` (the part's next bytes, already counted in `size`)."""
+        self.sha256.update(view)
+        self.file.write(view)
+        if self.write_back and self.size - self.written_back >= _WRITE_BACK_BYTES:
+            self.start_write_back()
+
+    def start_write_back(self) -> None:
+        # Up to what has reached the file: the write buffer may still hold a few bytes.
+        self.file.flush()
+        assert _start_write_back is not None
+        _start_write_back(self.file.fileno(), self.written_back, self.size - self.written_back)
+        self.written_back = self.size
+
+    def finish(self) -> None:
+        """Write what is buffered, hand the rest to the disk (with write-back) and close."""
+        if self.write_back and self.size > self.written_back:
+            self.start_write_back()
+        self.close()
 
     def close(self) -> None:
         if not self.file.closed:
             self.file.close()
 
 
+def _load_write_back() -> Callable[[int, int, int], None] | None:
+    """Linux's `sync_file_range(SYNC_FILE_RANGE_WRITE)`: start writing a byte range of a file to
+    disk without waiting for it. None where it is not available (it is only a head start: the
+    fsync that makes a file durable does the same work when it was not started)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    sync_file_range_write = 2
+
+    def start(fd: int, offset: int, length: int) -> None:
+        # A failure here (an old kernel, a file system without it) costs only the head start.
+        function(fd, offset, length, sync_file_range_write)
+
+    return start
+
+
+_start_write_back = _load_write_back()
+
+
 class _Receiver:
     """Parser callbacks: turns multipart events into staged files. Runs in a worker thread."""
 
-    def __init__(self, staging_dir: Path, limits: UploadLimits) -> None:
+    def __init__(self, staging_dir: Path, limits: UploadLimits, write_back: bool = False) -> None:
         self.staging_dir = staging_dir
         self.limits = limits
+        self.write_back = write_back
         self.staged: list[StagedFile] = []
         self.current: _Part | None = None
         self.headers: dict[str, str] = {}
@@ -326,7 +389,7 @@ class _Receiver:
             )
         filename = sanitize_filename(params.get(b"filename", b"").decode("utf-8", "replace"))
         declared = self.headers.get("content-type") or None
-        self.current = _Part(self.parts - 1, filename, declared, self.staging_dir)
+        self.current = _Part(self.parts - 1, filename, declared, self.staging_dir, self.write_back)
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         part = self.current
@@ -340,8 +403,7 @@ class _Receiver:
                 part.sniffed = self.sniff(part)
         if part.sniffed is not None:
             self.check_size(part, part.sniffed)
-        part.sha256.update(view)
-        part.file.write(view)
+        part.add(view)
 
     def on_part_end(self) -> None:
         part = self.current
@@ -351,7 +413,7 @@ class _Receiver:
             raise file_error("unprocessable_media", part.index, part.filename, "empty", "is empty")
         sniffed = part.sniffed or self.sniff(part)
         self.check_size(part, sniffed)
-        part.close()
+        part.finish()
         self.current = None
         self.staged.append(
             StagedFile(

@@ -167,7 +167,11 @@ async def upload_media(
     await anyio.to_thread.run_sync(functools.partial(staging.mkdir, parents=True, exist_ok=True))
     try:
         files = await read_upload(
-            request.stream(), request.headers.get("content-type", ""), staging, limits
+            request.stream(),
+            request.headers.get("content-type", ""),
+            staging,
+            limits,
+            write_back=service.stores_staged_files_in_place(runtime.settings),
         )
     except ClientDisconnect:
         raise field_error(

@@ -26,7 +26,12 @@ from pressroom.media.inspect import DecodeLimits
 from pressroom.media.models import MediaAsset
 from pressroom.media.multipart import UploadLimits
 from pressroom.media.sniff import MediaKind
-from pressroom.media.storage import S3_ENDPOINT_ENV, MediaStorage, storage_from_url
+from pressroom.media.storage import (
+    S3_ENDPOINT_ENV,
+    LocalStorage,
+    MediaStorage,
+    storage_from_url,
+)
 from pressroom.providers.adapter import MediaItem
 from pressroom.providers.validation import MediaFacts
 from pressroom.runtime import Runtime
@@ -72,6 +77,13 @@ def staging_dir(settings: Settings) -> Path:
     """Where uploads are received before inspection: in the data dir, so that for local storage
     (the default, under the same dir) accepting a file is a rename, not a copy."""
     return settings.resolved_data_dir / "staging" / "media"
+
+
+def stores_staged_files_in_place(settings: Settings) -> bool:
+    """Whether accepted files are kept by renaming the staged file (local storage), which is
+    then made durable where it is: worth starting its write-back while it arrives. Files sent
+    to S3 are read once and deleted; writing them to the local disk early would be wasted."""
+    return isinstance(storage_for(settings), LocalStorage)
 
 
 def upload_limits(settings: Settings) -> UploadLimits:
