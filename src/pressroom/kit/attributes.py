@@ -10,17 +10,31 @@ from pydantic import BaseModel
 T = TypeVar("T")
 
 
-def _fields(cls: type[Any]) -> dict[str, bool]:
+# Each class's fields, read once.
+_FIELDS: dict[type[Any], tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type[Any]) -> tuple[tuple[str, bool], ...]:
     """Each field `cls` is built from, and whether it has a default."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        known = _FIELDS[cls] = _read_fields(cls)
+    return known
+
+
+def _read_fields(cls: type[Any]) -> tuple[tuple[str, bool], ...]:
     if dataclasses.is_dataclass(cls):
-        return {
-            f.name: f.default is not dataclasses.MISSING
-            or f.default_factory is not dataclasses.MISSING
+        return tuple(
+            (
+                f.name,
+                f.default is not dataclasses.MISSING
+                or f.default_factory is not dataclasses.MISSING,
+            )
             for f in dataclasses.fields(cls)
             if f.init
-        }
+        )
     if issubclass(cls, BaseModel):
-        return {name: not info.is_required() for name, info in cls.model_fields.items()}
+        return tuple((name, not info.is_required()) for name, info in cls.model_fields.items())
     raise TypeError(f"{cls.__name__} is neither a dataclass nor a pydantic model")
 
 
@@ -31,11 +45,11 @@ def from_attributes(cls: type[T], source: object, /, **given: Any) -> T:
     without one must be found on `source`. A name in `given` that is not a field of `cls` is a
     TypeError."""
     fields = _fields(cls)
-    unknown = given.keys() - fields.keys()
+    unknown = given.keys() - {name for name, _ in fields}
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
     values = dict(given)
-    for name, has_default in fields.items():
+    for name, has_default in fields:
         if name in values:
             continue
         if has_default and not hasattr(source, name):
