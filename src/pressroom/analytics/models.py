@@ -57,7 +57,20 @@ class MetricSums:
     clicks: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
-class TargetMetrics(MetricSums, Base):
+class PublishedTargetRow:
+    """The key of a table with one row per published target, and the target's organization
+    (the first two columns, as the migrations create them: a mixin's columns otherwise come
+    after the table's own)."""
+
+    target_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("post_targets.id", ondelete="CASCADE"), primary_key=True, sort_order=-2
+    )
+    organization_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("organizations.id", ondelete="CASCADE"), sort_order=-1
+    )
+
+
+class TargetMetrics(PublishedTargetRow, MetricSums, Base):
     """The latest value of each metric of one published target (0 until reported)."""
 
     __tablename__ = "target_metrics"
@@ -65,12 +78,6 @@ class TargetMetrics(MetricSums, Base):
     # work follows the range and not the length of the history.
     __table_args__ = (Index("ix_target_metrics_org_published", "organization_id", "published_at"),)
 
-    target_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("post_targets.id", ondelete="CASCADE"), primary_key=True
-    )
-    organization_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("organizations.id", ondelete="CASCADE")
-    )
     # The target's publishedAt (fixed once published), copied for the range scans.
     published_at: Mapped[datetime] = mapped_column()
     # The capture time of the newest snapshot applied; an older one arriving late is ignored.
@@ -160,7 +167,7 @@ DELETED_POSTS = Index(
 # change to `analytics_dirty`; applying that log brings the three up to date.
 
 
-class AnalyticsFact(MetricSums, Base):
+class AnalyticsFact(PublishedTargetRow, MetricSums, Base):
     """One published target of a live post as the rollups count it."""
 
     __tablename__ = "analytics_facts"
@@ -172,12 +179,6 @@ class AnalyticsFact(MetricSums, Base):
         Index("ix_analytics_facts_org_lag", "organization_id", "lag_us"),
     )
 
-    target_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("post_targets.id", ondelete="CASCADE"), primary_key=True
-    )
-    organization_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("organizations.id", ondelete="CASCADE")
-    )
     post_id: Mapped[uuid.UUID] = mapped_column()
     published_at: Mapped[datetime] = mapped_column()
     # The first publication of any target of the post, and this one's distance from it.

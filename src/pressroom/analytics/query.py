@@ -41,6 +41,7 @@ from sqlalchemy import (
     CTE,
     ColumnElement,
     Float,
+    FromClause,
     Integer,
     Select,
     String,
@@ -115,6 +116,22 @@ async def report_connection(runtime: Runtime) -> AsyncIterator[AsyncConnection]:
             yield connection
 
 
+def _filters(query: AnalyticsQuery, rows: FromClause) -> list[ColumnElement[bool]]:
+    """The query's filters on a table of targets (`post_targets`, or `analytics_facts`, whose
+    rows are published targets of live posts already): AND across parameters, OR within
+    one."""
+    conditions: list[ColumnElement[bool]] = []
+    if query.channel_ids:
+        conditions.append(rows.c.channel_id.in_(query.channel_ids))
+    if query.content_kinds:
+        conditions.append(rows.c.content_kind.in_(query.content_kinds))
+    if query.tag_values:
+        conditions.append(
+            exists().where(tags.c.post_id == rows.c.post_id, tags.c.value.in_(query.tag_values))
+        )
+    return conditions
+
+
 def _target_conditions(query: AnalyticsQuery) -> list[ColumnElement[bool]]:
     """Published targets of live posts of the organization, under the filters (AND across
     parameters, OR within one)."""
@@ -124,27 +141,30 @@ def _target_conditions(query: AnalyticsQuery) -> list[ColumnElement[bool]]:
         # than joining every post here; the post-level pass joins posts anyway.
         ~exists().where(posts.c.id == targets.c.post_id, posts.c.deleted_at.is_not(None)),
     ]
-    if query.channel_ids:
-        conditions.append(targets.c.channel_id.in_(query.channel_ids))
-    if query.content_kinds:
-        conditions.append(targets.c.content_kind.in_(query.content_kinds))
-    if query.tag_values:
-        conditions.append(
-            exists().where(tags.c.post_id == targets.c.post_id, tags.c.value.in_(query.tag_values))
-        )
-    return conditions
+    return conditions + _filters(query, targets)
 
 
-def _base_columns(bucket: Any, period: int) -> list[Any]:
+def _base_columns(rows: FromClause, metrics: list[Any], bucket: Any, period: int) -> list[Any]:
+    """The columns of the base rows read from `rows` (targets or facts): the bucket and the
+    period, what the target is reported by, and its `metrics`."""
     return [
         bucket.label("bucket"),
         literal(period, Integer).label("period"),
-        targets.c.post_id,
-        targets.c.channel_id,
-        targets.c.content_kind,
-        targets.c.published_at,
-        *[func.coalesce(latest.c[key], 0).label(key) for key in RAW_METRICS],
+        rows.c.post_id,
+        rows.c.channel_id,
+        rows.c.content_kind,
+        rows.c.published_at,
+        *metrics,
     ]
+
+
+def _in_bucket(rows: FromClause, organization_id: uuid.UUID, bounds: Any) -> ColumnElement[bool]:
+    """Joins the organization's `rows` to the bucket (of `_bucket_bounds`) they fall in."""
+    return and_(
+        rows.c.organization_id == organization_id,
+        rows.c.published_at >= bounds.c.lo,
+        rows.c.published_at < bounds.c.hi,
+    )
 
 
 def _bucket_bounds(query: AnalyticsQuery) -> Any:
@@ -163,11 +183,7 @@ def _bucket_bounds(query: AnalyticsQuery) -> Any:
 def _base(organization_id: uuid.UUID, query: AnalyticsQuery) -> CTE:
     """Target rows of both ranges with their latest metrics (see the module docstring)."""
     bounds = _bucket_bounds(query)
-    in_bucket = and_(
-        targets.c.organization_id == organization_id,
-        targets.c.published_at >= bounds.c.lo,
-        targets.c.published_at < bounds.c.hi,
-    )
+    metrics = [func.coalesce(latest.c[key], 0).label(key) for key in RAW_METRICS]
 
     def with_metrics(start: datetime, end: datetime) -> ColumnElement[bool]:
         # The range on `target_metrics` (its copy of publishedAt) lets the database read
@@ -180,9 +196,9 @@ def _base(organization_id: uuid.UUID, query: AnalyticsQuery) -> CTE:
         )
 
     current = (
-        select(*_base_columns(bounds.c.idx, CURRENT))
+        select(*_base_columns(targets, metrics, bounds.c.idx, CURRENT))
         .select_from(
-            bounds.join(targets, in_bucket).outerjoin(
+            bounds.join(targets, _in_bucket(targets, organization_id, bounds)).outerjoin(
                 latest, with_metrics(query.range.start, query.range.end)
             )
         )
@@ -198,7 +214,7 @@ def _base(organization_id: uuid.UUID, query: AnalyticsQuery) -> CTE:
         return current.cte("base")
     compared = query.comparison.range
     previous = (
-        select(*_base_columns(cast(null(), Integer), PREVIOUS))
+        select(*_base_columns(targets, metrics, cast(null(), Integer), PREVIOUS))
         .select_from(targets.outerjoin(latest, with_metrics(compared.start, compared.end)))
         .where(
             targets.c.organization_id == organization_id,
@@ -210,58 +226,28 @@ def _base(organization_id: uuid.UUID, query: AnalyticsQuery) -> CTE:
     return union_all(current, previous).cte("base")
 
 
-def _fact_conditions(query: AnalyticsQuery) -> list[ColumnElement[bool]]:
-    """`_target_conditions` on the facts: only the filters (facts are published targets of
-    live posts)."""
-    conditions: list[ColumnElement[bool]] = []
-    if query.channel_ids:
-        conditions.append(facts.c.channel_id.in_(query.channel_ids))
-    if query.content_kinds:
-        conditions.append(facts.c.content_kind.in_(query.content_kinds))
-    if query.tag_values:
-        conditions.append(
-            exists().where(tags.c.post_id == facts.c.post_id, tags.c.value.in_(query.tag_values))
-        )
-    return conditions
-
-
 def _facts_base(organization_id: uuid.UUID, query: AnalyticsQuery) -> CTE:
     """`_base` read from `analytics_facts`: the same rows, one table."""
-
-    def columns(bucket: Any, period: int) -> list[Any]:
-        return [
-            bucket.label("bucket"),
-            literal(period, Integer).label("period"),
-            facts.c.post_id,
-            facts.c.channel_id,
-            facts.c.content_kind,
-            facts.c.published_at,
-            *[facts.c[key] for key in RAW_METRICS],
-        ]
+    metrics = [facts.c[key] for key in RAW_METRICS]
 
     def in_range(start: datetime, end: datetime) -> list[ColumnElement[bool]]:
         return [
             facts.c.organization_id == organization_id,
             facts.c.published_at >= start,
             facts.c.published_at <= end,
-            *_fact_conditions(query),
+            *_filters(query, facts),
         ]
 
     bounds = _bucket_bounds(query)
-    in_bucket = and_(
-        facts.c.organization_id == organization_id,
-        facts.c.published_at >= bounds.c.lo,
-        facts.c.published_at < bounds.c.hi,
-    )
     current = (
-        select(*columns(bounds.c.idx, CURRENT))
-        .select_from(bounds.join(facts, in_bucket))
+        select(*_base_columns(facts, metrics, bounds.c.idx, CURRENT))
+        .select_from(bounds.join(facts, _in_bucket(facts, organization_id, bounds)))
         .where(*in_range(query.range.start, query.range.end))
     )
     if query.comparison is None:
         return current.cte("base")
     compared = query.comparison.range
-    previous = select(*columns(cast(null(), Integer), PREVIOUS)).where(
+    previous = select(*_base_columns(facts, metrics, cast(null(), Integer), PREVIOUS)).where(
         *in_range(compared.start, compared.end)
     )
     return union_all(current, previous).cte("base")

@@ -35,6 +35,7 @@ from pressroom.analytics.models import (
     TargetMetrics,
 )
 from pressroom.db import dialect_name, unit_of_work
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.schema import as_utc
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 from pressroom.runtime import Runtime
@@ -133,15 +134,10 @@ class Fact:
 def _fact(row: Any, tags: list[str], topics: list[str], **flags: Any) -> Fact:
     """A fact from a row naming a target's columns (`target_id`, its post's model and
     approval, its metrics)."""
-    return Fact(
-        target_id=row.target_id,
-        organization_id=row.organization_id,
-        post_id=row.post_id,
+    return from_attributes(
+        Fact,
+        row,
         published_at=as_utc(row.published_at),
-        channel_id=row.channel_id,
-        content_kind=row.content_kind,
-        model=row.model,
-        approval_status=row.approval_status,
         tags=tags,
         topics=topics,
         values={key: int(row._mapping[key]) for key in RAW_METRICS},

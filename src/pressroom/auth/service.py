@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from pressroom.auth.models import ApiKey, Member, Organization
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.notify import Notifier
@@ -221,16 +222,16 @@ def _version_connection(path: str) -> sqlite3.Connection:
 
 _LOOKUP = (
     select(
-        ApiKey.id,
-        ApiKey.name,
-        ApiKey.prefix,
+        ApiKey.id.label("credential_id"),
+        ApiKey.name.label("credential_name"),
+        ApiKey.prefix.label("credential_prefix"),
         ApiKey.scopes,
-        ApiKey.created_at,
+        ApiKey.created_at.label("credential_created_at"),
         ApiKey.expires_at,
         ApiKey.revoked_at,
         Member.id.label("member_id"),
-        Member.email,
-        Member.role,
+        Member.email.label("member_email"),
+        Member.role.label("member_role"),
         Organization.id.label("organization_id"),
         Organization.name.label("organization_name"),
         Organization.created_at.label("organization_created_at"),
@@ -260,9 +261,11 @@ async def lookup(connection: AsyncConnection, digest: str) -> Principal | None:
 
 # The same lookup as _LOOKUP, for the PostgreSQL fast path (see PostgresKeyLookup).
 LOOKUP_SQL = """
-SELECT k.id, k.name, k.prefix, k.scopes::text AS scopes, k.created_at, k.expires_at,
-       k.revoked_at, m.id AS member_id, m.email, m.role, o.id AS organization_id,
-       o.name AS organization_name, o.created_at AS organization_created_at
+SELECT k.id AS credential_id, k.name AS credential_name, k.prefix AS credential_prefix,
+       k.scopes::text AS scopes, k.created_at AS credential_created_at, k.expires_at,
+       k.revoked_at, m.id AS member_id, m.email AS member_email, m.role AS member_role,
+       o.id AS organization_id, o.name AS organization_name,
+       o.created_at AS organization_created_at
 FROM api_keys k
 JOIN members m ON m.id = k.member_id
 JOIN organizations o ON o.id = k.organization_id
@@ -322,23 +325,20 @@ async def _keep_connection_as_is(_connection: Any) -> None:
 
 
 def principal_from_row(row: Any) -> Principal | None:
+    """The principal of a row naming its fields as `Principal` does (the credential's
+    `expires_at`, `revoked_at` and `scopes` as stored), or None for a missing, revoked or
+    expired credential."""
     if row is None or row.revoked_at is not None:
         return None
     # Core queries skip the ORM's type processing of labelled columns on some drivers.
     expires_at = as_utc(row.expires_at) if row.expires_at else None
     if expires_at is not None and expires_at <= utcnow():
         return None
-    return Principal(
-        organization_id=row.organization_id,
-        organization_name=row.organization_name,
+    return from_attributes(
+        Principal,
+        row,
         organization_created_at=as_utc(row.organization_created_at),
-        member_id=row.member_id,
-        member_email=row.email,
-        member_role=row.role,
-        credential_id=row.id,
-        credential_name=row.name,
-        credential_prefix=row.prefix,
-        credential_created_at=as_utc(row.created_at),
+        credential_created_at=as_utc(row.credential_created_at),
         credential_expires_at=expires_at,
         scopes=frozenset(row.scopes.get("scopes", [])),
     )

@@ -176,16 +176,16 @@ async def _principal(
             return None
     return principal_from_row(
         SimpleNamespace(
-            id=credential.id,
-            name=credential.name,
-            prefix=credential.prefix,
+            credential_id=credential.id,
+            credential_name=credential.name,
+            credential_prefix=credential.prefix,
             scopes=credential.scopes,
-            created_at=credential.created_at,
+            credential_created_at=credential.created_at,
             expires_at=credential.expires_at,
             revoked_at=credential.revoked_at,
             member_id=member.id,
-            email=member.email,
-            role=member.role,
+            member_email=member.email,
+            member_role=member.role,
             organization_id=organization.id,
             organization_name=organization.name,
             organization_created_at=organization.created_at,

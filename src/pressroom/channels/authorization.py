@@ -39,6 +39,7 @@ from pressroom.channels import service as channels
 from pressroom.channels.adapters import with_limits
 from pressroom.channels.models import Channel, ChannelAuthorization
 from pressroom.config import Settings
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
 from pressroom.providers.adapter import ProviderError
@@ -251,18 +252,7 @@ async def claim(
             "this connection was already completed or refused; start the connection again",
         )
     secret: dict[str, str] = json.loads(runtime.box.decrypt(row.secret_encrypted))
-    return ClaimedAuthorization(
-        id=row.id,
-        organization_id=row.organization_id,
-        member_id=row.member_id,
-        credential_id=row.credential_id,
-        credential_prefix=row.credential_prefix,
-        provider=row.provider,
-        name=row.name,
-        instance=row.instance,
-        return_url=row.return_url,
-        kept=secret,
-    )
+    return from_attributes(ClaimedAuthorization, row, kept=secret)
 
 
 def refused_by_provider(error: str, description: str | None) -> PressroomError:

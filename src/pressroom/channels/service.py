@@ -17,6 +17,7 @@ from pressroom.channels.models import Channel
 from pressroom.channels.schemas import Channel as ChannelOut
 from pressroom.channels.schemas import ChannelHealth
 from pressroom.config import Settings
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import found
@@ -41,21 +42,12 @@ class Disconnection:
 
 
 def to_schema(channel: Channel) -> ChannelOut:
-    return ChannelOut(
-        id=channel.id,
-        provider=channel.provider,
-        name=channel.name,
-        handle=channel.handle,
-        simulated=channel.simulated,
-        health=ChannelHealth(
-            state=channel.health_state,
-            reason=channel.health_reason,
-            checked_at=channel.health_checked_at,
-        ),
-        connected_at=channel.connected_at,
-        created_at=channel.created_at,
-        updated_at=channel.updated_at,
+    health = ChannelHealth(
+        state=channel.health_state,
+        reason=channel.health_reason,
+        checked_at=channel.health_checked_at,
     )
+    return from_attributes(ChannelOut, channel, health=health)
 
 
 def event_data(channel: Channel) -> dict[str, Any]:
@@ -346,14 +338,7 @@ def context_for(channel: Channel, box: SecretBox) -> ChannelContext:
     credentials: dict[str, Any] = {}
     if channel.credentials_encrypted:
         credentials = json.loads(box.decrypt(channel.credentials_encrypted))
-    return ChannelContext(
-        id=channel.id,
-        organization_id=channel.organization_id,
-        provider=channel.provider,
-        handle=channel.handle,
-        simulated=channel.simulated,
-        credentials=credentials,
-    )
+    return from_attributes(ChannelContext, channel, credentials=credentials)
 
 
 async def store_credentials(

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.config import Settings
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.errors import found
 from pressroom.kit.pagination import PageParams, paginate
 from pressroom.media import repository
@@ -195,14 +196,7 @@ async def media_items(
 
 def _media_item(asset: MediaAsset) -> MediaItem:
     """What a provider adapter publishes from (it streams the bytes with `open_media`)."""
-    return MediaItem(
-        id=asset.id,
-        kind=asset.kind,
-        mime_type=asset.mime_type,
-        size_bytes=asset.size_bytes,
-        storage_key=asset.storage_key,
-        filename=asset.filename,
-    )
+    return from_attributes(MediaItem, asset)
 
 
 def open_media(

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from pressroom.channels.models import Channel
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.ids import uuid7
 from pressroom.posts import views
 from pressroom.posts.models import Post, PostTarget
@@ -60,12 +61,11 @@ def requested_draft(name: str, entry: TargetCreate | TargetUpdate) -> TargetDraf
 def stored_draft(name: str, target: PostTarget) -> TargetDraft:
     """A stored target as a draft, before the request changes anything."""
     media = target.media_ids_override
-    return TargetDraft(
+    return from_attributes(
+        TargetDraft,
+        target,
         name=name,
         existing=target,
-        channel_id=target.channel_id,
-        content_kind=target.content_kind,
-        text_override=target.text_override,
         media_override=views.media_list(media) if media is not None else None,
         options=dict(target.options or {}),
     )

@@ -20,6 +20,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.db import dialect_name
+from pressroom.kit.attributes import from_attributes
 from pressroom.posts import views
 from pressroom.posts.lifecycle import derive_status, earliest_published
 from pressroom.posts.models import Post, PostTarget
@@ -149,20 +150,15 @@ async def claim_due_targets(
         text = row.text_override if row.text_override is not None else row.text
         media = row.media_ids_override if row.media_ids_override is not None else row.media_ids
         claimed.append(
-            ClaimedTarget(
-                id=row.id,
-                post_id=row.post_id,
-                organization_id=row.organization_id,
-                channel_id=row.channel_id,
-                content_kind=row.content_kind,
+            from_attributes(
+                ClaimedTarget,
+                row,
                 text=text or "",
                 media_ids=views.media_list(media),
                 options=dict(row.options or {}),
                 attempt=row.attempts,
-                schedule_version=row.schedule_version,
                 abandoned=row.id in abandoned,
                 post_deleted=row.deleted_at is not None,
-                provider=row.provider,
                 due_at=due[row.id],
             )
         )

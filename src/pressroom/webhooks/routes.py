@@ -10,6 +10,7 @@ from fastapi import APIRouter, Body, Path, Query, Request, Response
 
 from pressroom.http.access import WebhooksManage, WebhooksRead
 from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import found
 from pressroom.kit.pagination import Collection, Pagination, paginate
@@ -132,16 +133,7 @@ def attempt_view(row: AttemptRow) -> DeliveryAttempt:
     error = None
     if row.error_code is not None:
         error = AttemptError(code=row.error_code, message=row.error_message or row.error_code)
-    return DeliveryAttempt(
-        id=row.id,
-        number=row.number,
-        trigger=row.trigger,
-        started_at=row.started_at,
-        response_status=row.response_status,
-        latency_ms=row.latency_ms,
-        outcome=row.outcome,
-        error=error,
-    )
+    return from_attributes(DeliveryAttempt, row, error=error)
 
 
 async def _endpoint(
