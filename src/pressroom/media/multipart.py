@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import ctypes
 import hashlib
 import json
 import os
-import sys
 import tempfile
 import unicodedata
-from collections.abc import AsyncIterable, Callable, Iterable
+from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -36,6 +34,7 @@ from python_multipart.multipart import MultipartParser, MultipartState, parse_op
 
 from pressroom.kit.errors import FieldError, PressroomError, field_error
 from pressroom.media.sniff import HEAD_BYTES, MediaKind, Sniffed, sniff
+from pressroom.media.write_back import start_write_back
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
@@ -274,7 +273,7 @@ class _Part:
         self.size = 0
         self.head = bytearray()
         self.sniffed: Sniffed | None = None
-        self.write_back = write_back and _start_write_back is not None
+        self.write_back = write_back and start_write_back is not None
         self.written_back = 0
 
     def add(self, view: memoryview) -> None:
@@ -287,8 +286,8 @@ class _Part:
     def start_write_back(self) -> None:
         # Up to what has reached the file: the write buffer may still hold a few bytes.
         self.file.flush()
-        assert _start_write_back is not None
-        _start_write_back(self.file.fileno(), self.written_back, self.size - self.written_back)
+        assert start_write_back is not None
+        start_write_back(self.file.fileno(), self.written_back, self.size - self.written_back)
         self.written_back = self.size
 
     def finish(self) -> None:
@@ -300,30 +299,6 @@ class _Part:
     def close(self) -> None:
         if not self.file.closed:
             self.file.close()
-
-
-def _load_write_back() -> Callable[[int, int, int], None] | None:
-    """Linux's `sync_file_range(SYNC_FILE_RANGE_WRITE)`: start writing a byte range of a file to
-    disk without waiting for it. None where it is not available (it is only a head start: the
-    fsync that makes a file durable does the same work when it was not started)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        function = ctypes.CDLL(None, use_errno=True).sync_file_range
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
-    function.restype = ctypes.c_int
-    sync_file_range_write = 2
-
-    def start(fd: int, offset: int, length: int) -> None:
-        # A failure here (an old kernel, a file system without it) costs only the head start.
-        function(fd, offset, length, sync_file_range_write)
-
-    return start
-
-
-_start_write_back = _load_write_back()
 
 
 class _Receiver:
