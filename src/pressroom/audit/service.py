@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.audit.models import AuditEntry, AuditHead
 from pressroom.audit.redaction import redact
-from pressroom.db import dialect_name
+from pressroom.db import dialect_name, table_of
 from pressroom.kit.clock import utcnow
+from pressroom.kit.ids import uuid7
 from pressroom.kit.schema import format_utc
 
 GENESIS = "0" * 64
@@ -53,23 +54,101 @@ class AuditNote:
 
 
 def _digest(entry: AuditEntry) -> str:
+    return _digest_of(
+        organization_id=entry.organization_id,
+        sequence=entry.sequence,
+        occurred_at=entry.occurred_at,
+        member_id=entry.member_id,
+        credential_id=entry.credential_id,
+        credential_prefix=entry.credential_prefix,
+        operation_id=entry.operation_id,
+        resource_type=entry.resource_type,
+        resource_id=entry.resource_id,
+        request_id=entry.request_id,
+        outcome_status=entry.outcome_status,
+        changes=entry.changes,
+        previous_digest=entry.previous_digest,
+    )
+
+
+def _digest_of(
+    *,
+    organization_id: uuid.UUID,
+    sequence: int,
+    occurred_at: datetime,
+    member_id: uuid.UUID | None,
+    credential_id: uuid.UUID | None,
+    credential_prefix: str,
+    operation_id: str,
+    resource_type: str | None,
+    resource_id: str | None,
+    request_id: str | None,
+    outcome_status: int,
+    changes: dict[str, Any],
+    previous_digest: str,
+) -> str:
     material = {
-        "organizationId": str(entry.organization_id),
-        "sequence": entry.sequence,
-        "occurredAt": format_utc(entry.occurred_at),
-        "memberId": str(entry.member_id) if entry.member_id else None,
-        "credentialId": str(entry.credential_id) if entry.credential_id else None,
-        "credentialPrefix": entry.credential_prefix,
-        "operationId": entry.operation_id,
-        "resourceType": entry.resource_type,
-        "resourceId": entry.resource_id,
-        "requestId": entry.request_id,
-        "outcomeStatus": entry.outcome_status,
-        "changes": entry.changes,
-        "previousDigest": entry.previous_digest,
+        "organizationId": str(organization_id),
+        "sequence": sequence,
+        "occurredAt": format_utc(occurred_at),
+        "memberId": str(member_id) if member_id else None,
+        "credentialId": str(credential_id) if credential_id else None,
+        "credentialPrefix": credential_prefix,
+        "operationId": operation_id,
+        "resourceType": resource_type,
+        "resourceId": resource_id,
+        "requestId": request_id,
+        "outcomeStatus": outcome_status,
+        "changes": changes,
+        "previousDigest": previous_digest,
     }
     canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+_HEADS = table_of(AuditHead)
+_ENTRIES = table_of(AuditEntry)
+
+# The statements below are built once (SQLAlchemy reuses their compiled form); their
+# parameters: `head_organization_id`, and the new entry's columns as `entry_<column>`.
+_HEAD_OF = _HEADS.c.organization_id == bindparam(
+    "head_organization_id", type_=_HEADS.c.organization_id.type
+)
+# The head's sequence and digest, its row locked until the commit (FOR UPDATE on
+# PostgreSQL; SQLite has one writer and renders no FOR UPDATE).
+_LOCK_HEAD = select(_HEADS.c.sequence, _HEADS.c.digest).where(_HEAD_OF).with_for_update()
+_INSERT_ENTRY = insert(_ENTRIES).values(
+    {column.name: bindparam(f"entry_{column.name}", type_=column.type) for column in _ENTRIES.c}
+)
+# The head moved to the new entry.
+_MOVE_HEAD = (
+    update(_HEADS)
+    .where(_HEAD_OF)
+    .values(
+        sequence=bindparam("entry_sequence", type_=_HEADS.c.sequence.type),
+        digest=bindparam("entry_digest", type_=_HEADS.c.digest.type),
+    )
+)
+# On PostgreSQL both writes in one statement (a data-modifying WITH), one round trip.
+_INSERT_ENTRY_AND_MOVE_HEAD = _MOVE_HEAD.add_cte(_INSERT_ENTRY.cte("entry"))
+
+
+async def _lock_head(session: AsyncSession, organization_id: uuid.UUID) -> tuple[int, str]:
+    """Lock the organization's head row and read it, creating it on the first entry."""
+    parameters = {"head_organization_id": organization_id}
+    row = (await session.execute(_LOCK_HEAD, parameters)).first()
+    if row is None:
+        # The organization's first entry: create the head, then lock it. A lock on a row
+        # that does not exist yet would let two first appends both write entry 1; a
+        # concurrent first append waits on the insert and then finds the row.
+        insert_head = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
+        await session.execute(
+            insert_head(AuditHead)
+            .values(organization_id=organization_id, sequence=0, digest=GENESIS)
+            .on_conflict_do_nothing(index_elements=["organization_id"])
+        )
+        row = (await session.execute(_LOCK_HEAD, parameters)).one()
+    return int(row.sequence), str(row.digest)
 
 
 async def append(
@@ -89,47 +168,36 @@ async def append(
 
     The head row is locked (FOR UPDATE on PostgreSQL; SQLite has one writer), so
     concurrent appends of one organization queue up and the chain never forks."""
-    # Create the head if this is the organization's first entry; a lock on a row that
-    # does not exist yet would let two first appends both write entry 1.
-    insert = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
-    await session.execute(
-        insert(AuditHead)
-        .values(organization_id=organization_id, sequence=0, digest=GENESIS)
-        .on_conflict_do_nothing(index_elements=["organization_id"])
-    )
-    head = (
-        await session.execute(
-            select(AuditHead)
-            .where(AuditHead.organization_id == organization_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
-    ).scalar_one()
+    sequence, previous_digest = await _lock_head(session, organization_id)
     # Times are stored at microsecond precision but hashed at milliseconds: round first so
     # the digest recomputed from the stored row is identical.
     when = occurred_at or utcnow()
     when = when.replace(microsecond=(when.microsecond // 1000) * 1000)
-    entry = AuditEntry(
-        organization_id=organization_id,
-        sequence=head.sequence + 1,
-        occurred_at=when,
-        member_id=actor.member_id,
-        credential_id=actor.credential_id,
-        credential_prefix=actor.credential_prefix,
-        operation_id=operation_id,
-        resource_type=resource_type,
-        resource_id=resource_id,
-        request_id=request_id,
-        outcome_status=outcome_status,
-        changes=redact(changes or {}),
-        previous_digest=head.digest,
-    )
-    entry.digest = _digest(entry)
-    session.add(entry)
-    head.sequence = entry.sequence
-    head.digest = entry.digest
-    await session.flush()
-    return entry
+    values: dict[str, Any] = {
+        "organization_id": organization_id,
+        "sequence": sequence + 1,
+        "occurred_at": when,
+        "member_id": actor.member_id,
+        "credential_id": actor.credential_id,
+        "credential_prefix": actor.credential_prefix,
+        "operation_id": operation_id,
+        "resource_type": resource_type,
+        "resource_id": resource_id,
+        "request_id": request_id,
+        "outcome_status": outcome_status,
+        "changes": redact(changes or {}),
+        "previous_digest": previous_digest,
+    }
+    values["digest"] = _digest_of(**values)
+    values["id"] = uuid7()
+    parameters = {f"entry_{name}": value for name, value in values.items()}
+    parameters["head_organization_id"] = organization_id
+    if dialect_name(session) == "postgresql":
+        await session.execute(_INSERT_ENTRY_AND_MOVE_HEAD, parameters)
+    else:
+        await session.execute(_INSERT_ENTRY, parameters)
+        await session.execute(_MOVE_HEAD, parameters)
+    return AuditEntry(**values)
 
 
 async def append_command_line(
