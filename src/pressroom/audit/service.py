@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Insert, Select, Update, bindparam, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -106,37 +107,48 @@ def _digest_of(
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-_HEADS = table_of(AuditHead)
-_ENTRIES = table_of(AuditEntry)
+class _Statements(NamedTuple):
+    lock_head: Select[tuple[int, str]]
+    insert_entry: Insert
+    move_head: Update
+    insert_entry_and_move_head: Update
 
-# The statements below are built once (SQLAlchemy reuses their compiled form); their
-# parameters: `head_organization_id`, and the new entry's columns as `entry_<column>`.
-_HEAD_OF = _HEADS.c.organization_id == bindparam(
-    "head_organization_id", type_=_HEADS.c.organization_id.type
-)
-# The head's sequence and digest, its row locked until the commit (FOR UPDATE on
-# PostgreSQL; SQLite has one writer and renders no FOR UPDATE).
-_LOCK_HEAD = select(_HEADS.c.sequence, _HEADS.c.digest).where(_HEAD_OF).with_for_update()
-_INSERT_ENTRY = insert(_ENTRIES).values(
-    {column.name: bindparam(f"entry_{column.name}", type_=column.type) for column in _ENTRIES.c}
-)
-# The head moved to the new entry.
-_MOVE_HEAD = (
-    update(_HEADS)
-    .where(_HEAD_OF)
-    .values(
-        sequence=bindparam("entry_sequence", type_=_HEADS.c.sequence.type),
-        digest=bindparam("entry_digest", type_=_HEADS.c.digest.type),
+
+@functools.cache
+def _statements() -> _Statements:
+    """The append's statements, built once on first use (SQLAlchemy then reuses their
+    compiled form; built lazily, every table's column types are resolved by then). Their
+    parameters: `head_organization_id`, and the new entry's columns as `entry_<column>`."""
+    heads = table_of(AuditHead)
+    entries = table_of(AuditEntry)
+    head_of = heads.c.organization_id == bindparam(
+        "head_organization_id", type_=heads.c.organization_id.type
     )
-)
-# On PostgreSQL both writes in one statement (a data-modifying WITH), one round trip.
-_INSERT_ENTRY_AND_MOVE_HEAD = _MOVE_HEAD.add_cte(_INSERT_ENTRY.cte("entry"))
+    # The head's sequence and digest, its row locked until the commit (FOR UPDATE on
+    # PostgreSQL; SQLite has one writer and renders no FOR UPDATE).
+    lock_head = select(heads.c.sequence, heads.c.digest).where(head_of).with_for_update()
+    insert_entry = insert(entries).values(
+        {column.name: bindparam(f"entry_{column.name}", type_=column.type) for column in entries.c}
+    )
+    # The head moved to the new entry.
+    move_head = (
+        update(heads)
+        .where(head_of)
+        .values(
+            sequence=bindparam("entry_sequence", type_=heads.c.sequence.type),
+            digest=bindparam("entry_digest", type_=heads.c.digest.type),
+        )
+    )
+    # On PostgreSQL both writes in one statement (a data-modifying WITH), one round trip.
+    both = move_head.add_cte(insert_entry.cte("entry"))
+    return _Statements(lock_head, insert_entry, move_head, both)
 
 
 async def _lock_head(session: AsyncSession, organization_id: uuid.UUID) -> tuple[int, str]:
     """Lock the organization's head row and read it, creating it on the first entry."""
     parameters = {"head_organization_id": organization_id}
-    row = (await session.execute(_LOCK_HEAD, parameters)).first()
+    lock_head = _statements().lock_head
+    row = (await session.execute(lock_head, parameters)).first()
     if row is None:
         # The organization's first entry: create the head, then lock it. A lock on a row
         # that does not exist yet would let two first appends both write entry 1; a
@@ -147,7 +159,7 @@ async def _lock_head(session: AsyncSession, organization_id: uuid.UUID) -> tuple
             .values(organization_id=organization_id, sequence=0, digest=GENESIS)
             .on_conflict_do_nothing(index_elements=["organization_id"])
         )
-        row = (await session.execute(_LOCK_HEAD, parameters)).one()
+        row = (await session.execute(lock_head, parameters)).one()
     return int(row.sequence), str(row.digest)
 
 
@@ -163,7 +175,7 @@ async def append(
     request_id: str | None = None,
     changes: dict[str, Any] | None = None,
     occurred_at: datetime | None = None,
-) -> AuditEntry:
+) -> None:
     """Append one entry in the caller's transaction.
 
     The head row is locked (FOR UPDATE on PostgreSQL; SQLite has one writer), so
@@ -192,12 +204,12 @@ async def append(
     values["id"] = uuid7()
     parameters = {f"entry_{name}": value for name, value in values.items()}
     parameters["head_organization_id"] = organization_id
+    statements = _statements()
     if dialect_name(session) == "postgresql":
-        await session.execute(_INSERT_ENTRY_AND_MOVE_HEAD, parameters)
+        await session.execute(statements.insert_entry_and_move_head, parameters)
     else:
-        await session.execute(_INSERT_ENTRY, parameters)
-        await session.execute(_MOVE_HEAD, parameters)
-    return AuditEntry(**values)
+        await session.execute(statements.insert_entry, parameters)
+        await session.execute(statements.move_head, parameters)
 
 
 async def append_command_line(
@@ -207,10 +219,10 @@ async def append_command_line(
     resource_type: str,
     resource_id: object,
     changes: dict[str, Any],
-) -> AuditEntry:
+) -> None:
     """Append the entry of a change made on the command line: no member or credential acted,
     and no HTTP status answered (outcome 0)."""
-    return await append(
+    await append(
         session,
         organization_id=organization_id,
         actor=CLI_ACTOR,

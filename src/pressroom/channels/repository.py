@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Collection
 from datetime import datetime, timedelta
@@ -43,13 +44,15 @@ async def get_connected(
     return await one_row(session, statement, lock=for_update)
 
 
-# Built once (SQLAlchemy reuses its compiled form): createPost and updatePost read their
-# targets' channels with it on every request.
-_CONNECTED_AMONG = select(Channel).where(
-    Channel.organization_id == bindparam("channels_organization_id"),
-    Channel.disconnected_at.is_(None),
-    Channel.id.in_(bindparam("channel_ids", expanding=True)),
-)
+@functools.cache
+def _connected_among() -> Select[Channel]:
+    """Built once, on first use (SQLAlchemy reuses its compiled form): createPost and
+    updatePost read their targets' channels with it on every request."""
+    return select(Channel).where(
+        Channel.organization_id == bindparam("channels_organization_id"),
+        Channel.disconnected_at.is_(None),
+        Channel.id.in_(bindparam("channel_ids", expanding=True)),
+    )
 
 
 async def get_connected_many(
@@ -58,7 +61,7 @@ async def get_connected_many(
     if not ids:
         return {}
     rows = await session.scalars(
-        _CONNECTED_AMONG, {"channels_organization_id": organization_id, "channel_ids": list(ids)}
+        _connected_among(), {"channels_organization_id": organization_id, "channel_ids": list(ids)}
     )
     return {channel.id: channel for channel in rows}
 

@@ -6,13 +6,14 @@ The outbox owns retention: use cases call `emit`, and the event and its deliveri
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, get_args
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import Select, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.db import table_of
@@ -106,14 +107,18 @@ async def emit_event(
     return written[0]
 
 
-_ENDPOINTS = table_of(WebhookEndpoint)
-# The organization's enabled endpoints and what each subscribes to (built once: SQLAlchemy
-# reuses its compiled form).
-_SUBSCRIPTIONS = select(_ENDPOINTS.c.id, _ENDPOINTS.c.events).where(
-    _ENDPOINTS.c.organization_id
-    == bindparam("endpoints_organization_id", type_=_ENDPOINTS.c.organization_id.type),
-    _ENDPOINTS.c.enabled.is_(True),
-)
+@functools.cache
+def _subscriptions() -> Select[tuple[uuid.UUID, dict[str, Any]]]:
+    """The organization's enabled endpoints and what each subscribes to (built once, on
+    first use: SQLAlchemy reuses its compiled form)."""
+    endpoints = table_of(WebhookEndpoint)
+    return select(endpoints.c.id, endpoints.c.events).where(
+        endpoints.c.organization_id
+        == bindparam("endpoints_organization_id", type_=endpoints.c.organization_id.type),
+        endpoints.c.enabled.is_(True),
+    )
+
+
 _INSERT_EVENTS = insert(table_of(Event))
 _INSERT_DELIVERIES = insert(table_of(Delivery))
 
@@ -132,7 +137,7 @@ async def emit_many(
         if event_type not in EVENT_TYPES:
             raise ValueError(f"unknown event type {event_type!r}")
     endpoints = (
-        await session.execute(_SUBSCRIPTIONS, {"endpoints_organization_id": organization_id})
+        await session.execute(_subscriptions(), {"endpoints_organization_id": organization_id})
     ).all()
     retention = timedelta(seconds=runtime.settings.webhook_retention_seconds)
     event_rows: list[dict[str, Any]] = []
