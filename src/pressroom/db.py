@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import JSON, DateTime, MetaData, Select, event
+from sqlalchemy import JSON, DateTime, MetaData, Select, Table, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import (
@@ -70,6 +70,11 @@ class Base(DeclarativeBase):
 
 class IdMixin:
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid7)
+
+
+def table_of(model: type[Base]) -> Table:
+    """A mapped class's table, for Core statements that skip the unit of work."""
+    return cast(Table, model.__table__)
 
 
 class TimestampMixin:

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import Insert, Select, Update, bindparam, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.audit.models import AuditEntry, AuditHead
 from pressroom.audit.redaction import redact
-from pressroom.db import dialect_name
+from pressroom.db import dialect_name, table_of
 from pressroom.kit.clock import utcnow
+from pressroom.kit.ids import uuid7
 from pressroom.kit.schema import format_utc
 
 GENESIS = "0" * 64
@@ -53,23 +55,112 @@ class AuditNote:
 
 
 def _digest(entry: AuditEntry) -> str:
+    return _digest_of(
+        organization_id=entry.organization_id,
+        sequence=entry.sequence,
+        occurred_at=entry.occurred_at,
+        member_id=entry.member_id,
+        credential_id=entry.credential_id,
+        credential_prefix=entry.credential_prefix,
+        operation_id=entry.operation_id,
+        resource_type=entry.resource_type,
+        resource_id=entry.resource_id,
+        request_id=entry.request_id,
+        outcome_status=entry.outcome_status,
+        changes=entry.changes,
+        previous_digest=entry.previous_digest,
+    )
+
+
+def _digest_of(
+    *,
+    organization_id: uuid.UUID,
+    sequence: int,
+    occurred_at: datetime,
+    member_id: uuid.UUID | None,
+    credential_id: uuid.UUID | None,
+    credential_prefix: str,
+    operation_id: str,
+    resource_type: str | None,
+    resource_id: str | None,
+    request_id: str | None,
+    outcome_status: int,
+    changes: dict[str, Any],
+    previous_digest: str,
+) -> str:
     material = {
-        "organizationId": str(entry.organization_id),
-        "sequence": entry.sequence,
-        "occurredAt": format_utc(entry.occurred_at),
-        "memberId": str(entry.member_id) if entry.member_id else None,
-        "credentialId": str(entry.credential_id) if entry.credential_id else None,
-        "credentialPrefix": entry.credential_prefix,
-        "operationId": entry.operation_id,
-        "resourceType": entry.resource_type,
-        "resourceId": entry.resource_id,
-        "requestId": entry.request_id,
-        "outcomeStatus": entry.outcome_status,
-        "changes": entry.changes,
-        "previousDigest": entry.previous_digest,
+        "organizationId": str(organization_id),
+        "sequence": sequence,
+        "occurredAt": format_utc(occurred_at),
+        "memberId": str(member_id) if member_id else None,
+        "credentialId": str(credential_id) if credential_id else None,
+        "credentialPrefix": credential_prefix,
+        "operationId": operation_id,
+        "resourceType": resource_type,
+        "resourceId": resource_id,
+        "requestId": request_id,
+        "outcomeStatus": outcome_status,
+        "changes": changes,
+        "previousDigest": previous_digest,
     }
     canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class _Statements(NamedTuple):
+    lock_head: Select[tuple[int, str]]
+    insert_entry: Insert
+    move_head: Update
+    insert_entry_and_move_head: Update
+
+
+@functools.cache
+def _statements() -> _Statements:
+    """The append's statements, built once on first use (SQLAlchemy then reuses their
+    compiled form; built lazily, every table's column types are resolved by then). Their
+    parameters: `head_organization_id`, and the new entry's columns as `entry_<column>`."""
+    heads = table_of(AuditHead)
+    entries = table_of(AuditEntry)
+    head_of = heads.c.organization_id == bindparam(
+        "head_organization_id", type_=heads.c.organization_id.type
+    )
+    # The head's sequence and digest, its row locked until the commit (FOR UPDATE on
+    # PostgreSQL; SQLite has one writer and renders no FOR UPDATE).
+    lock_head = select(heads.c.sequence, heads.c.digest).where(head_of).with_for_update()
+    insert_entry = insert(entries).values(
+        {column.name: bindparam(f"entry_{column.name}", type_=column.type) for column in entries.c}
+    )
+    # The head moved to the new entry.
+    move_head = (
+        update(heads)
+        .where(head_of)
+        .values(
+            sequence=bindparam("entry_sequence", type_=heads.c.sequence.type),
+            digest=bindparam("entry_digest", type_=heads.c.digest.type),
+        )
+    )
+    # On PostgreSQL both writes in one statement (a data-modifying WITH), one round trip.
+    both = move_head.add_cte(insert_entry.cte("entry"))
+    return _Statements(lock_head, insert_entry, move_head, both)
+
+
+async def _lock_head(session: AsyncSession, organization_id: uuid.UUID) -> tuple[int, str]:
+    """Lock the organization's head row and read it, creating it on the first entry."""
+    parameters = {"head_organization_id": organization_id}
+    lock_head = _statements().lock_head
+    row = (await session.execute(lock_head, parameters)).first()
+    if row is None:
+        # The organization's first entry: create the head, then lock it. A lock on a row
+        # that does not exist yet would let two first appends both write entry 1; a
+        # concurrent first append waits on the insert and then finds the row.
+        insert_head = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
+        await session.execute(
+            insert_head(AuditHead)
+            .values(organization_id=organization_id, sequence=0, digest=GENESIS)
+            .on_conflict_do_nothing(index_elements=["organization_id"])
+        )
+        row = (await session.execute(lock_head, parameters)).one()
+    return int(row.sequence), str(row.digest)
 
 
 async def append(
@@ -84,52 +175,41 @@ async def append(
     request_id: str | None = None,
     changes: dict[str, Any] | None = None,
     occurred_at: datetime | None = None,
-) -> AuditEntry:
+) -> None:
     """Append one entry in the caller's transaction.
 
     The head row is locked (FOR UPDATE on PostgreSQL; SQLite has one writer), so
     concurrent appends of one organization queue up and the chain never forks."""
-    # Create the head if this is the organization's first entry; a lock on a row that
-    # does not exist yet would let two first appends both write entry 1.
-    insert = pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
-    await session.execute(
-        insert(AuditHead)
-        .values(organization_id=organization_id, sequence=0, digest=GENESIS)
-        .on_conflict_do_nothing(index_elements=["organization_id"])
-    )
-    head = (
-        await session.execute(
-            select(AuditHead)
-            .where(AuditHead.organization_id == organization_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
-    ).scalar_one()
+    sequence, previous_digest = await _lock_head(session, organization_id)
     # Times are stored at microsecond precision but hashed at milliseconds: round first so
     # the digest recomputed from the stored row is identical.
     when = occurred_at or utcnow()
     when = when.replace(microsecond=(when.microsecond // 1000) * 1000)
-    entry = AuditEntry(
-        organization_id=organization_id,
-        sequence=head.sequence + 1,
-        occurred_at=when,
-        member_id=actor.member_id,
-        credential_id=actor.credential_id,
-        credential_prefix=actor.credential_prefix,
-        operation_id=operation_id,
-        resource_type=resource_type,
-        resource_id=resource_id,
-        request_id=request_id,
-        outcome_status=outcome_status,
-        changes=redact(changes or {}),
-        previous_digest=head.digest,
-    )
-    entry.digest = _digest(entry)
-    session.add(entry)
-    head.sequence = entry.sequence
-    head.digest = entry.digest
-    await session.flush()
-    return entry
+    values: dict[str, Any] = {
+        "organization_id": organization_id,
+        "sequence": sequence + 1,
+        "occurred_at": when,
+        "member_id": actor.member_id,
+        "credential_id": actor.credential_id,
+        "credential_prefix": actor.credential_prefix,
+        "operation_id": operation_id,
+        "resource_type": resource_type,
+        "resource_id": resource_id,
+        "request_id": request_id,
+        "outcome_status": outcome_status,
+        "changes": redact(changes or {}),
+        "previous_digest": previous_digest,
+    }
+    values["digest"] = _digest_of(**values)
+    values["id"] = uuid7()
+    parameters = {f"entry_{name}": value for name, value in values.items()}
+    parameters["head_organization_id"] = organization_id
+    statements = _statements()
+    if dialect_name(session) == "postgresql":
+        await session.execute(statements.insert_entry_and_move_head, parameters)
+    else:
+        await session.execute(statements.insert_entry, parameters)
+        await session.execute(statements.move_head, parameters)
 
 
 async def append_command_line(
@@ -139,10 +219,10 @@ async def append_command_line(
     resource_type: str,
     resource_id: object,
     changes: dict[str, Any],
-) -> AuditEntry:
+) -> None:
     """Append the entry of a change made on the command line: no member or credential acted,
     and no HTTP status answered (outcome 0)."""
-    return await append(
+    await append(
         session,
         organization_id=organization_id,
         actor=CLI_ACTOR,

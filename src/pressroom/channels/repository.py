@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, delete, or_, select, update
+from sqlalchemy import Select, bindparam, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -43,12 +44,26 @@ async def get_connected(
     return await one_row(session, statement, lock=for_update)
 
 
+@functools.cache
+def _connected_among() -> Select[Channel]:
+    """Built once, on first use (SQLAlchemy reuses its compiled form): createPost and
+    updatePost read their targets' channels with it on every request."""
+    return select(Channel).where(
+        Channel.organization_id == bindparam("channels_organization_id"),
+        Channel.disconnected_at.is_(None),
+        Channel.id.in_(bindparam("channel_ids", expanding=True)),
+    )
+
+
 async def get_connected_many(
     session: AsyncSession, organization_id: uuid.UUID, ids: Collection[uuid.UUID]
 ) -> dict[uuid.UUID, Channel]:
     if not ids:
         return {}
-    return await rows_by_id(session, connected_channels(organization_id).where(Channel.id.in_(ids)))
+    rows = await session.scalars(
+        _connected_among(), {"channels_organization_id": organization_id, "channel_ids": list(ids)}
+    )
+    return {channel.id: channel for channel in rows}
 
 
 async def get_any_many(

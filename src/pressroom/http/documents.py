@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import to_json
 from starlette.responses import Response
 
@@ -24,3 +25,13 @@ def document_response(
     document: Any, status_code: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
     return DocumentResponse(document, status_code=status_code, headers=headers)
+
+
+def model_response(model: BaseModel, status_code: int = 200) -> Response:
+    """A model the handler built itself, serialized once by its own serializer (by alias),
+    as FastAPI serializes a returned model, without validating it a second time."""
+    return Response(
+        model.__pydantic_serializer__.to_json(model, by_alias=True),
+        status_code=status_code,
+        media_type="application/json",
+    )

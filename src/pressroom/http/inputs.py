@@ -88,6 +88,9 @@ def check_query(request: Request, known: frozenset[str], repeatable: frozenset[s
     An unknown parameter is refused like an unknown body field, so that a misspelt filter
     (`page_size`, `channelID`) never silently returns everything; a repeated one because the
     server would otherwise have to pick one of the values (`pageSize=1&pageSize=100`)."""
+    if not request.scope.get("query_string") and not request.path_params:
+        # Nothing to check (most requests): no query string is parsed.
+        return
     params = request.query_params
     unknown = sorted({name for name in params if name not in known})
     if unknown:

@@ -16,7 +16,7 @@ from pressroom.posts import repository, views
 from pressroom.posts.checks import check_labels, check_schedule, resolve_targets
 from pressroom.posts.drafts import ResolvedTarget, new_target, requested_draft
 from pressroom.posts.lifecycle import apply_plan
-from pressroom.posts.models import Post, PostTag, PostTopic
+from pressroom.posts.models import Post
 from pressroom.posts.schemas import PostCreate
 from pressroom.posts.service import announce
 from pressroom.runtime import Runtime
@@ -30,13 +30,9 @@ async def create_post(
     if errors:
         raise validation_error(errors)
     post = _new_post(principal, body, now)
-    session.add(post)
     targets = [new_target(post, item, now) for item in resolved]
-    session.add_all(targets)
     due_now = apply_plan(post, targets, now, rescheduled=False)
-    await session.flush()
-    await repository.add_labels(session, PostTag, post, body.tags)
-    await repository.add_labels(session, PostTopic, post, body.topics)
+    await repository.insert_new_post(session, post, targets, body.tags, body.topics)
 
     view = views.post_view(post, targets, body.tags, body.topics)
     await announce(

@@ -23,7 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import BindParameter
 
-from pressroom.db import locked, one_row, rows_by_id
+from pressroom.db import locked, one_row, rows_by_id, table_of
 from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
 
 _LAST_MILLISECOND = datetime.max.replace(microsecond=999000, tzinfo=UTC)
@@ -191,17 +191,67 @@ async def add_labels(
     """Label a post that has none yet (a new one)."""
     if values:
         await session.execute(
-            insert(model),
-            [
-                {
-                    "post_id": post.id,
-                    "organization_id": post.organization_id,
-                    "value": value,
-                    "position": position,
-                }
-                for position, value in enumerate(values)
-            ],
+            insert(table_of(model)), _label_rows(post.id, post.organization_id, values)
         )
+
+
+def _label_rows(
+    post_id: uuid.UUID, organization_id: uuid.UUID, values: Sequence[str]
+) -> list[dict[str, Any]]:
+    return [
+        {"post_id": post_id, "organization_id": organization_id, "value": value, "position": n}
+        for n, value in enumerate(values)
+    ]
+
+
+_INSERT_POST = insert(table_of(Post))
+_INSERT_TARGETS = insert(table_of(PostTarget))
+_INSERT_TAGS = insert(table_of(PostTag))
+_INSERT_TOPICS = insert(table_of(PostTopic))
+
+
+async def insert_new_post(
+    session: AsyncSession,
+    post: Post,
+    targets: Sequence[PostTarget],
+    tags: Sequence[str],
+    topics: Sequence[str],
+) -> None:
+    """Write a new post, its targets and its labels as they are (Core statements, one per
+    table, without the unit of work: the objects stay outside the session)."""
+    await session.execute(_INSERT_POST, new_row(post))
+    await session.execute(_INSERT_TARGETS, [new_row(target) for target in targets])
+    if tags:
+        await session.execute(_INSERT_TAGS, _label_rows(post.id, post.organization_id, tags))
+    if topics:
+        await session.execute(_INSERT_TOPICS, _label_rows(post.id, post.organization_id, topics))
+
+
+_ColumnDefaults = list[tuple[str, Any]]
+_COLUMNS: dict[type[Any], _ColumnDefaults] = {}
+
+
+def new_row(instance: Post | PostTarget) -> dict[str, Any]:
+    """A new object's row as its flush would insert it: every column, the attributes set as
+    they are, an unset one its column's default (set on the object too), else NULL."""
+    model = type(instance)
+    columns = _COLUMNS.get(model)
+    if columns is None:
+        columns = _COLUMNS[model] = [
+            (column.key, column.default) for column in table_of(model).columns
+        ]
+    state = instance.__dict__
+    row: dict[str, Any] = {}
+    for key, default in columns:
+        if key in state:
+            row[key] = state[key]
+        elif default is None:
+            row[key] = None
+        else:
+            value = default.arg(None) if default.is_callable else default.arg
+            setattr(instance, key, value)
+            row[key] = value
+    return row
 
 
 def list_statement(

@@ -126,6 +126,10 @@ def count_graphemes(text: str, url_length: int | None = None) -> int:
     """
     if url_length is not None:
         text = mastodon_countable_text(text, url_length)
+    if text.isascii():
+        # Among ASCII characters only CR LF joins into one cluster (UAX #29, GB3): each
+        # other character, control characters included, is a cluster of its own.
+        return len(text) - text.count("\r\n")
     return sum(1 for _ in _GRAPHEME.finditer(text))
 
 
