@@ -29,7 +29,9 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,11 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, free_port, fresh_database, server
+from common import ROOT
+from common import SERVER_KEY
+from common import free_port
+from common import fresh_database
+from common import server
 
 # (provider, content kinds) of the 12 channels.
 CHANNELS = [
@@ -180,7 +186,8 @@ def counts_of(tables: list[tuple[str, list[Any], list[str]]]) -> dict[str, int]:
 def load_sqlite(database_url: str, organization_id: uuid.UUID, targets: int) -> dict[str, Any]:
     """The same history written into the embedded SQLite database through SQLAlchemy (its
     triggers append every post to the rollups' log; the rebuild then empties it)."""
-    from sqlalchemy import create_engine, insert
+    from sqlalchemy import create_engine
+    from sqlalchemy import insert
 
     import pressroom.tables  # noqa: F401  (every table in the metadata)
     from pressroom.db import Base
@@ -432,7 +439,8 @@ async def ingest_cost(
 
     from pressroom.analytics import recording
     from pressroom.analytics.models import TargetMetrics
-    from pressroom.analytics.recording import Observation, record
+    from pressroom.analytics.recording import Observation
+    from pressroom.analytics.recording import record
     from pressroom.db import unit_of_work
 
     runtime = _runtime(database_url, data_dir)
@@ -510,8 +518,10 @@ class RawStatement:
 
         from sqlalchemy.ext.asyncio import create_async_engine
 
-        from pressroom.analytics.buckets import buckets_for, resolve_grouping
-        from pressroom.analytics.comparison import TimeRange, comparison_for
+        from pressroom.analytics.buckets import buckets_for
+        from pressroom.analytics.buckets import resolve_grouping
+        from pressroom.analytics.comparison import TimeRange
+        from pressroom.analytics.comparison import comparison_for
         from pressroom.analytics.params import AnalyticsQuery
         from pressroom.db import async_url
 

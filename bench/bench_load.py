@@ -23,7 +23,13 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, free_port, load, load_average, process_cpu_seconds, server
+from common import ROOT
+from common import SERVER_KEY
+from common import free_port
+from common import load
+from common import load_average
+from common import process_cpu_seconds
+from common import server
 
 
 def start_serve(data_dir: Path, port: int, log: Path, out: Path) -> subprocess.Popen[bytes]:

@@ -38,7 +38,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, server
+from common import ROOT
+from common import SERVER_KEY
+from common import free_port
+from common import fresh_postgres_database
+from common import server
 
 MiB = 1024 * 1024
 RESULTS = ROOT / "bench" / "results"

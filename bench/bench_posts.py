@@ -19,26 +19,26 @@ import json
 import platform
 import statistics
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (
-    ROOT,
-    SERVER_KEY,
-    bench_runtime,
-    closed_loop_arguments,
-    free_port,
-    fresh_database,
-    load,
-    load_average,
-    median_figures,
-    process_cpu_seconds,
-    server,
-)
+from common import ROOT
+from common import SERVER_KEY
+from common import bench_runtime
+from common import closed_loop_arguments
+from common import free_port
+from common import fresh_database
+from common import load
+from common import load_average
+from common import median_figures
+from common import process_cpu_seconds
+from common import server
 
 POSTS = 200
 

@@ -28,13 +28,17 @@ import subprocess
 import sys
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, fresh_postgres_database
+from common import ROOT
+from common import SERVER_KEY
+from common import fresh_postgres_database
 
 SECRET = SERVER_KEY
 
@@ -90,7 +94,8 @@ async def outcome(database_url: str, data_dir: Path, since: datetime) -> dict[st
 
     from pressroom.config import Settings
     from pressroom.db import unit_of_work
-    from pressroom.posts.models import Post, PostTarget
+    from pressroom.posts.models import Post
+    from pressroom.posts.models import PostTarget
     from pressroom.runtime import Runtime
 
     runtime = Runtime.build(
@@ -187,7 +192,8 @@ async def ceiling(
     """The sandbox adapter called directly, `concurrency` calls in flight, no publisher."""
     from pressroom.channels.adapters import adapter_for
     from pressroom.config import Settings
-    from pressroom.providers.adapter import ChannelContext, PublishRequest
+    from pressroom.providers.adapter import ChannelContext
+    from pressroom.providers.adapter import PublishRequest
     from pressroom.runtime import Runtime
 
     defaults = Settings()

@@ -30,15 +30,13 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_posts import create_body
-from common import (
-    ROOT,
-    SERVER_KEY,
-    free_port,
-    fresh_database,
-    load_average,
-    process_cpu_seconds,
-    tls_files,
-)
+from common import ROOT
+from common import SERVER_KEY
+from common import free_port
+from common import fresh_database
+from common import load_average
+from common import process_cpu_seconds
+from common import tls_files
 
 HOST = "receipt.example.com"
 

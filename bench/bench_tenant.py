@@ -20,18 +20,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (
-    ROOT,
-    SERVER_KEY,
-    bench_runtime,
-    closed_loop_arguments,
-    free_port,
-    fresh_database,
-    load,
-    load_average,
-    median_figures,
-    server,
-)
+from common import ROOT
+from common import SERVER_KEY
+from common import bench_runtime
+from common import closed_loop_arguments
+from common import free_port
+from common import fresh_database
+from common import load
+from common import load_average
+from common import median_figures
+from common import server
 
 
 async def make_key(database_url: str, data_dir: Path) -> str:

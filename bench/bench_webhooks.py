@@ -34,11 +34,18 @@ import time
 from pathlib import Path
 
 import httpx
-from sqlalchemy import func, select, text
+from sqlalchemy import func
+from sqlalchemy import select
+from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, SERVER_KEY, free_port, fresh_postgres_database, pin, tls_files
+from common import ROOT
+from common import SERVER_KEY
+from common import free_port
+from common import fresh_postgres_database
+from common import pin
+from common import tls_files
 
 SECRET_KEY = SERVER_KEY
 HOST = "bench.example.com"

@@ -25,7 +25,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from pressroom.kit.outbound.transport import SOCKET_OPTIONS
-from pressroom.webhooks.signing import generate_secret, signature_header
+from pressroom.webhooks.signing import generate_secret
+from pressroom.webhooks.signing import signature_header
 
 
 async def run(url: str, ca: str, body: bytes, requests: int, concurrency: int) -> dict[str, object]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,8 @@ from pressroom.app import create_app
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
 from tests import databases
-from tests.factories import Tenant, make_tenant
+from tests.factories import Tenant
+from tests.factories import make_tenant
 
 POSTGRES_SERVER_URL = os.environ.get("PRESSROOM_TEST_DATABASE_URL")
 RUN = pytest.StashKey[str]()

@@ -6,16 +6,25 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter
+from fastapi import Response
 from pydantic import EmailStr
 from sqlalchemy import select
 
 from pressroom.auth.models import Member
-from pressroom.http.access import PostsRead, PostsWrite
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.http.access import PostsRead
+from pressroom.http.access import PostsWrite
+from pressroom.http.routing import Audit
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import Session
 from pressroom.kit.errors import field_error
-from pressroom.kit.pagination import Collection, Pagination, paginate
-from pressroom.kit.schema import APIInput, APIModel, UTCDatetime
+from pressroom.kit.pagination import Collection
+from pressroom.kit.pagination import Pagination
+from pressroom.kit.pagination import paginate
+from pressroom.kit.schema import APIInput
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import UTCDatetime
 from pressroom.tenant import service as tenant_service
 
 router = APIRouter(route_class=PressroomRoute, prefix="/api/v1/test")

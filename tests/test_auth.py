@@ -13,9 +13,13 @@ from fastapi.routing import APIRoute
 from pressroom.auth import service as auth
 from pressroom.auth.scopes import SCOPES
 from pressroom.db import unit_of_work
-from pressroom.http.routing import _find_requirements, api_routes
+from pressroom.http.routing import _find_requirements
+from pressroom.http.routing import api_routes
 from pressroom.runtime import Runtime
-from tests.factories import SERVER_KEY, Tenant, add_member_with_key, make_tenant
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
+from tests.factories import make_tenant
 
 
 def assert_unauthenticated(response: httpx.Response) -> None:

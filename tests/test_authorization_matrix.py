@@ -9,9 +9,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from pressroom.http.routing import _find_requirements, api_routes
+from pressroom.http.routing import _find_requirements
+from pressroom.http.routing import api_routes
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, add_member_with_key
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 
 WEBHOOK_LIFECYCLE = {
     "createWebhookEndpoint",

@@ -235,7 +235,8 @@ def test_migrations_run_down_and_up_again(tmp_path: Path):
     from alembic import command
     from alembic.config import Config
 
-    from pressroom.db import async_url, migrate
+    from pressroom.db import async_url
+    from pressroom.db import migrate
 
     server = os.environ.get("PRESSROOM_TEST_DATABASE_URL")
     if server:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from sqlalchemy import select, text
+from sqlalchemy import select
+from sqlalchemy import text
 
 from pressroom.auth.models import Organization
 from pressroom.db import unit_of_work

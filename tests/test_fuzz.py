@@ -13,14 +13,17 @@ from typing import Any
 import httpx
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck
+from hypothesis import settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
 from tests import servers
-from tests.factories import SERVER_KEY, Tenant, make_tenant
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
+from tests.factories import make_tenant
 from tests.media import factories as media
 
 EXAMPLES = int(os.environ.get("PRESSROOM_FUZZ_EXAMPLES", "25"))

@@ -26,7 +26,9 @@ import pytest
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
-from tests.factories import SERVER_KEY, Tenant, make_tenant
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
+from tests.factories import make_tenant
 
 pytestmark = pytest.mark.slow
 

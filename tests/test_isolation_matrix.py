@@ -10,9 +10,13 @@ import itertools
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -27,7 +31,10 @@ from pressroom.posts.models import Post
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.media.factories import CONTENT_TYPE, FormPart, image_bytes, multipart_body
+from tests.media.factories import CONTENT_TYPE
+from tests.media.factories import FormPart
+from tests.media.factories import image_bytes
+from tests.media.factories import multipart_body
 
 # Path parameters that name an object of an organization: the fixture world below holds a
 # real one of each. A route with any other path parameter fails

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests import servers
-from tests.load_client import WEIGHTS, run_load
+from tests.load_client import WEIGHTS
+from tests.load_client import run_load
 
 pytestmark = pytest.mark.slow
 

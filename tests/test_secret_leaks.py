@@ -17,9 +17,12 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -29,7 +32,9 @@ import pytest
 import respx
 from fastapi import FastAPI
 from pydantic import SecretStr
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete
+from sqlalchemy import select
+from sqlalchemy import update
 from typer.testing import CliRunner
 
 import pressroom.tables  # noqa: F401 (every table in the metadata)
@@ -38,17 +43,23 @@ from pressroom.channels import service as channels
 from pressroom.channels.models import CredentialRevocation
 from pressroom.cli import app as cli
 from pressroom.config import Settings
-from pressroom.db import Base, unit_of_work
+from pressroom.db import Base
+from pressroom.db import unit_of_work
 from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.kit.logs import JSONFormatter
 from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
-from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import DeliveryAttempt
+from pressroom.webhooks.models import Event
 from pressroom.workers.loops import default_loops
 from pressroom.workers.runner import WorkerRunner
 from tests.channels.factories import connect_channel
 from tests.factories import SERVER_KEY
-from tests.media.factories import CONTENT_TYPE, FormPart, multipart_body, png_bytes
+from tests.media.factories import CONTENT_TYPE
+from tests.media.factories import FormPart
+from tests.media.factories import multipart_body
+from tests.media.factories import png_bytes
 from tests.posts.factories import cancel_queued_targets
 from tests.webhooks.factories import eventually
 from tests.webhooks.receiver import WebhookReceiver

@@ -14,17 +14,23 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete
+from sqlalchemy import func
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 from pressroom.app import create_app
 from pressroom.cli import app
 from pressroom.config import Settings
-from pressroom.db import migrate, unit_of_work
-from pressroom.kit.crypto import SecretBox, load_or_create_server_key
+from pressroom.db import migrate
+from pressroom.db import unit_of_work
+from pressroom.kit.crypto import SecretBox
+from pressroom.kit.crypto import load_or_create_server_key
 from pressroom.runtime import Runtime
-from pressroom.server_key import ServerKeyCheck, ServerKeyMismatch
-from tests.factories import SERVER_KEY, make_tenant
+from pressroom.server_key import ServerKeyCheck
+from pressroom.server_key import ServerKeyMismatch
+from tests.factories import SERVER_KEY
+from tests.factories import make_tenant
 
 runner = CliRunner()
 OTHER_KEY = secrets.token_urlsafe(32)

@@ -21,11 +21,14 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Delivery
 from tests import servers

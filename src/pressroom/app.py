@@ -6,9 +6,13 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter
+from fastapi import FastAPI
+from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
+from fastapi.responses import JSONResponse
+from fastapi.responses import RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
@@ -22,8 +26,13 @@ from pressroom.config import Settings
 from pressroom.console.routes import install_console
 from pressroom.http.middleware import ServiceMiddleware
 from pressroom.http.openapi import install_openapi
-from pressroom.http.pages import DOCS_PAGE, DOCS_POLICY, STATIC, prefers_html
-from pressroom.http.problems import as_problem, problem_page, problem_response
+from pressroom.http.pages import DOCS_PAGE
+from pressroom.http.pages import DOCS_POLICY
+from pressroom.http.pages import STATIC
+from pressroom.http.pages import prefers_html
+from pressroom.http.problems import as_problem
+from pressroom.http.problems import problem_page
+from pressroom.http.problems import problem_response
 from pressroom.http.routing import api_routes
 from pressroom.kit.errors import PressroomError
 from pressroom.media.link_routes import router as media_links_router

@@ -8,10 +8,16 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import ByteSize, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import ByteSize
+from pydantic import Field
+from pydantic import SecretStr
+from pydantic import field_validator
+from pydantic import model_validator
+from pydantic_settings import BaseSettings
+from pydantic_settings import SettingsConfigDict
 
-from pressroom.kit.crypto import GENERATE_KEY_HINT, weak_key_reason
+from pressroom.kit.crypto import GENERATE_KEY_HINT
+from pressroom.kit.crypto import weak_key_reason
 from pressroom.kit.outbound.destination import parse_resolve_overrides
 
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")

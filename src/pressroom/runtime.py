@@ -6,30 +6,33 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
 
 import httpx
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from pressroom.auth.service import (
-    CREDENTIALS_CHANNEL,
-    PostgresKeyLookup,
-    Principal,
-    PrincipalCache,
-    SQLitePrincipalCache,
-    authenticate,
-    looks_like_key,
-    lookup,
-)
+from pressroom.auth.service import CREDENTIALS_CHANNEL
+from pressroom.auth.service import PostgresKeyLookup
+from pressroom.auth.service import Principal
+from pressroom.auth.service import PrincipalCache
+from pressroom.auth.service import SQLitePrincipalCache
+from pressroom.auth.service import authenticate
+from pressroom.auth.service import looks_like_key
+from pressroom.auth.service import lookup
 from pressroom.config import Settings
-from pressroom.db import create_engine, create_read_engine, make_sessionmaker, sqlite_file
-from pressroom.kit.crypto import (
-    SecretBox,
-    digest_api_key,
-    load_or_create_server_key,
-    server_key_file,
-)
+from pressroom.db import create_engine
+from pressroom.db import create_read_engine
+from pressroom.db import make_sessionmaker
+from pressroom.db import sqlite_file
+from pressroom.kit.crypto import SecretBox
+from pressroom.kit.crypto import digest_api_key
+from pressroom.kit.crypto import load_or_create_server_key
+from pressroom.kit.crypto import server_key_file
 from pressroom.kit.notify import Notifier
 from pressroom.kit.outbound.api import build_api_client
 from pressroom.kit.ratelimit import RateLimiter

@@ -16,16 +16,20 @@ import time
 from datetime import datetime
 from typing import Any
 
-from fastapi import FastAPI, Request
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sqlalchemy import func, select
+from fastapi import FastAPI
+from fastapi import Request
+from prometheus_client import CONTENT_TYPE_LATEST
+from prometheus_client import generate_latest
+from sqlalchemy import func
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
 from pressroom.analytics.polls import oldest_due_at
-from pressroom.channels.models import HEALTH_STATES, Channel
+from pressroom.channels.models import HEALTH_STATES
+from pressroom.channels.models import Channel
 from pressroom.db import unit_of_work
 from pressroom.http.problems import problem_response
 from pressroom.kit.clock import utcnow
@@ -33,9 +37,11 @@ from pressroom.kit.errors import PressroomError
 from pressroom.kit.ids import uuid7
 from pressroom.metrics import instruments as m
 from pressroom.metrics.requests import RequestMetrics
-from pressroom.posts.models import TARGET_STATUSES, PostTarget
+from pressroom.posts.models import TARGET_STATUSES
+from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
-from pressroom.webhooks.models import Delivery, WebhookEndpoint
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import WebhookEndpoint
 
 log = logging.getLogger(__name__)
 

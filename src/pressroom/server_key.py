@@ -7,13 +7,19 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Integer, String, select
+from sqlalchemy import Integer
+from sqlalchemy import String
+from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.orm import Mapped
+from sqlalchemy.orm import mapped_column
 
-from pressroom.db import Base, dialect_name, unit_of_work
+from pressroom.db import Base
+from pressroom.db import dialect_name
+from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 

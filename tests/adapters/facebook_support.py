@@ -13,10 +13,13 @@ from urllib.parse import parse_qsl
 import httpx
 import respx
 
-from pressroom.providers.adapter import ChannelContext, MediaItem
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
 from pressroom.providers.facebook import FacebookAdapter
 
-from .support import RecordedSleep, channel, fixed_clock
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
 
 GRAPH = "https://graph.facebook.com/v24.0"
 PAGE_ID = "104857600123456"

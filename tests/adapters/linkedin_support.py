@@ -13,10 +13,14 @@ import respx
 
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import CredentialCache, CredentialStore
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.linkedin import LinkedInAdapter
 
-from .support import CredentialsLog, MediaShelf, RecordedSleep, channel
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
 
 API = "https://api.linkedin.com"
 VERSION = "202605"

@@ -12,20 +12,20 @@ from typing import Any
 import httpx
 import respx
 
-from pressroom.providers.adapter import ChannelContext, MediaItem, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.pinterest import PinterestAdapter
 
-from .support import (
-    FIXED_NOW,
-    IDEMPOTENCY_KEY,
-    CredentialsLog,
-    MediaShelf,
-    RecordedSleep,
-    channel,
-    publish_request,
-)
+from .support import FIXED_NOW
+from .support import IDEMPOTENCY_KEY
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import publish_request
 
 API = "https://api.pinterest.com/v5"
 TOKEN_URL = f"{API}/oauth/token"

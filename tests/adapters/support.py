@@ -9,14 +9,18 @@ import email.policy
 import io
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 from PIL import Image
 
-from pressroom.providers.adapter import ChannelContext, MediaItem, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import PublishRequest
 
 FIXED_NOW = datetime(2026, 11, 22, 9, 30, 0, 123000, tzinfo=UTC)
 IDEMPOTENCY_KEY = "target-0193a1b2:2026-11-22T09:30:00Z"

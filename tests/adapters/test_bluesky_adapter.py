@@ -21,23 +21,20 @@ import pytest
 import respx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.bluesky import BlueskyAdapter, create_session_credentials
-from pressroom.providers.bluesky.records import (
-    comment_record_key,
-    record_key,
-    thread_record_key,
-)
+from pressroom.providers.bluesky import BlueskyAdapter
+from pressroom.providers.bluesky import create_session_credentials
+from pressroom.providers.bluesky.records import comment_record_key
+from pressroom.providers.bluesky.records import record_key
+from pressroom.providers.bluesky.records import thread_record_key
 from pressroom.providers.credentials import CredentialCache
 
-from .support import (
-    IDEMPOTENCY_KEY,
-    CredentialsLog,
-    MediaShelf,
-    channel,
-    fixed_clock,
-    png_bytes,
-    publish_request,
-)
+from .support import IDEMPOTENCY_KEY
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import channel
+from .support import fixed_clock
+from .support import png_bytes
+from .support import publish_request
 
 SERVICE = "https://bsky.social"
 PDS = "https://morel.us-east.host.bsky.network"

@@ -5,14 +5,12 @@ app.bsky.richtext.facet (byteSlice: byteStart inclusive, byteEnd exclusive, UTF-
 
 from __future__ import annotations
 
-from pressroom.providers.bluesky.facets import (
-    LINK,
-    MENTION,
-    TAG,
-    Span,
-    build_facets,
-    detect_spans,
-)
+from pressroom.providers.bluesky.facets import LINK
+from pressroom.providers.bluesky.facets import MENTION
+from pressroom.providers.bluesky.facets import TAG
+from pressroom.providers.bluesky.facets import Span
+from pressroom.providers.bluesky.facets import build_facets
+from pressroom.providers.bluesky.facets import detect_spans
 
 # 👋🏽 is two code points of 4 bytes each; each kana is 3 bytes: character offsets and byte
 # offsets part ways from the first character on.

@@ -6,16 +6,15 @@ keys are TIDs) and the lexicon app.bsky.feed.post."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 
-from pressroom.providers.bluesky.records import (
-    TID_ALPHABET,
-    AtUri,
-    is_tid,
-    post_record,
-    record_key,
-    thread_record_key,
-)
+from pressroom.providers.bluesky.records import TID_ALPHABET
+from pressroom.providers.bluesky.records import AtUri
+from pressroom.providers.bluesky.records import is_tid
+from pressroom.providers.bluesky.records import post_record
+from pressroom.providers.bluesky.records import record_key
+from pressroom.providers.bluesky.records import thread_record_key
 
 from .support import FIXED_NOW
 

@@ -11,7 +11,8 @@ import respx
 from pydantic import SecretStr
 
 from pressroom.config import Settings
-from pressroom.providers.connection import OAuthApp, oauth_app
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import oauth_app
 from pressroom.providers.facebook import FacebookConnector
 from pressroom.providers.instagram import InstagramConnector
 from pressroom.providers.linkedin import LinkedInConnector

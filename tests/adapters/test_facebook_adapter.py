@@ -22,19 +22,19 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook import FacebookAdapter
 
-from .facebook_support import (
-    GRAPH,
-    NOW,
-    PAGE_ID,
-    PAGE_TOKEN,
-    POST_ID,
-    PROOF,
-    facebook_adapter,
-    graph_error,
-    page_channel,
-    query,
-)
-from .support import RecordedSleep, channel, publish_request
+from .facebook_support import GRAPH
+from .facebook_support import NOW
+from .facebook_support import PAGE_ID
+from .facebook_support import PAGE_TOKEN
+from .facebook_support import POST_ID
+from .facebook_support import PROOF
+from .facebook_support import facebook_adapter
+from .facebook_support import graph_error
+from .facebook_support import page_channel
+from .facebook_support import query
+from .support import RecordedSleep
+from .support import channel
+from .support import publish_request
 
 ENGAGEMENT = "reactions.limit(0).summary(total_count),comments.limit(0).summary(total_count),shares"
 

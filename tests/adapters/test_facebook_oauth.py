@@ -14,7 +14,8 @@ import hashlib
 import hmac
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -24,7 +25,10 @@ from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.facebook import FacebookConnector
 
-from .facebook_support import GRAPH, graph_error, headers, query
+from .facebook_support import GRAPH
+from .facebook_support import graph_error
+from .facebook_support import headers
+from .facebook_support import query
 from .support import fixed_clock
 
 APP = OAuthApp(

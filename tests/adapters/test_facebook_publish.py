@@ -21,25 +21,28 @@ import httpx
 import pytest
 import respx
 
-from pressroom.providers.adapter import MediaItem, ProviderError, PublishRequest
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.facebook import FacebookAdapter
 
-from .facebook_support import (
-    GRAPH,
-    PAGE_ID,
-    PAGE_TOKEN,
-    POST_ID,
-    PROOF,
-    facebook_adapter,
-    form,
-    graph_error,
-    headers,
-    page_channel,
-    query,
-    signed_url,
-    video_status,
-)
-from .support import MediaShelf, RecordedSleep, png_bytes, publish_request
+from .facebook_support import GRAPH
+from .facebook_support import PAGE_ID
+from .facebook_support import PAGE_TOKEN
+from .facebook_support import POST_ID
+from .facebook_support import PROOF
+from .facebook_support import facebook_adapter
+from .facebook_support import form
+from .facebook_support import graph_error
+from .facebook_support import headers
+from .facebook_support import page_channel
+from .facebook_support import query
+from .facebook_support import signed_url
+from .facebook_support import video_status
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import png_bytes
+from .support import publish_request
 
 VIDEO_ID = "1200000000000042"
 UPLOAD_URL = f"https://rupload.facebook.com/video-upload/v24.0/{VIDEO_ID}"

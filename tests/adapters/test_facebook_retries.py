@@ -17,20 +17,20 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook import FacebookAdapter
 
-from .facebook_support import (
-    GRAPH,
-    NOW,
-    PAGE_ID,
-    POST_ID,
-    PROOF,
-    RECENT,
-    facebook_adapter,
-    form,
-    graph_error,
-    page_channel,
-    query,
-)
-from .support import MediaShelf, RecordedSleep, publish_request
+from .facebook_support import GRAPH
+from .facebook_support import NOW
+from .facebook_support import PAGE_ID
+from .facebook_support import POST_ID
+from .facebook_support import PROOF
+from .facebook_support import RECENT
+from .facebook_support import facebook_adapter
+from .facebook_support import form
+from .facebook_support import graph_error
+from .facebook_support import page_channel
+from .facebook_support import query
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import publish_request
 
 OLD = (NOW - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%S+0000")
 

@@ -19,15 +19,13 @@ import pytest
 import respx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.graph import (
-    GraphClient,
-    GraphFailure,
-    appsecret_proof,
-    canonical_metrics,
-    graph_failure,
-    insight_values,
-    usage_retry_after,
-)
+from pressroom.providers.graph import GraphClient
+from pressroom.providers.graph import GraphFailure
+from pressroom.providers.graph import appsecret_proof
+from pressroom.providers.graph import canonical_metrics
+from pressroom.providers.graph import graph_failure
+from pressroom.providers.graph import insight_values
+from pressroom.providers.graph import usage_retry_after
 
 from .facebook_support import graph_error
 

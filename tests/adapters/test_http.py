@@ -12,19 +12,24 @@ import httpx
 import pytest
 import respx
 
-from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialCache
-from pressroom.providers.http import (
-    FilePart,
-    multipart_body,
-    retry_after_seconds,
-    safe_detail,
-    transport_failure,
-)
-from pressroom.providers.options import alt_texts, thread_texts
-from pressroom.providers.x import XAdapter, XApp
+from pressroom.providers.http import FilePart
+from pressroom.providers.http import multipart_body
+from pressroom.providers.http import retry_after_seconds
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import transport_failure
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import thread_texts
+from pressroom.providers.x import XAdapter
+from pressroom.providers.x import XApp
 
-from .support import MediaShelf, channel, fixed_clock, multipart_parts, publish_request
+from .support import MediaShelf
+from .support import channel
+from .support import fixed_clock
+from .support import multipart_parts
+from .support import publish_request
 
 NOW = 1_800_000_000.0
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -19,18 +20,19 @@ from pressroom.providers.instagram import InstagramAdapter
 from pressroom.providers.registry import adapter_for
 from pressroom.runtime import Runtime
 
-from .instagram_support import (
-    CREDENTIALS,
-    DAY,
-    GRAPH,
-    IG_USER,
-    MEDIA_ID,
-    NOW,
-    graph_error,
-    query,
-    signed_url,
-)
-from .support import CredentialsLog, RecordedSleep, channel, fixed_clock
+from .instagram_support import CREDENTIALS
+from .instagram_support import DAY
+from .instagram_support import GRAPH
+from .instagram_support import IG_USER
+from .instagram_support import MEDIA_ID
+from .instagram_support import NOW
+from .instagram_support import graph_error
+from .instagram_support import query
+from .instagram_support import signed_url
+from .support import CredentialsLog
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
 
 REFRESH_URL = "https://graph.instagram.com/refresh_access_token"
 ME = f"{GRAPH}/me"

@@ -12,7 +12,8 @@ get-started (GET /me?fields=user_id,username)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -21,9 +22,11 @@ from pydantic import SecretStr
 
 from pressroom.config import Settings
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import OAuthApp, oauth_app
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import oauth_app
 from pressroom.providers.instagram import InstagramConnector
-from pressroom.providers.registry import CONNECTORS, configured_providers
+from pressroom.providers.registry import CONNECTORS
+from pressroom.providers.registry import configured_providers
 
 from .instagram_support import graph_error
 

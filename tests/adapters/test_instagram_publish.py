@@ -11,32 +11,30 @@ import httpx
 import pytest
 import respx
 
-from pressroom.providers.adapter import MediaItem, ProviderError, PublishRequest
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.instagram import InstagramAdapter
 
-from .instagram_support import (
-    CREDENTIALS,
-    GRAPH,
-    IG_USER,
-    MEDIA_ID,
-    PERMALINK,
-    created,
-    form,
-    graph_error,
-    query,
-    quota,
-    signed_url,
-    status,
-)
-from .support import (
-    CredentialsLog,
-    MediaShelf,
-    RecordedSleep,
-    channel,
-    fixed_clock,
-    publish_request,
-)
+from .instagram_support import CREDENTIALS
+from .instagram_support import GRAPH
+from .instagram_support import IG_USER
+from .instagram_support import MEDIA_ID
+from .instagram_support import PERMALINK
+from .instagram_support import created
+from .instagram_support import form
+from .instagram_support import graph_error
+from .instagram_support import query
+from .instagram_support import quota
+from .instagram_support import signed_url
+from .instagram_support import status
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
+from .support import publish_request
 
 CAPTION = "Autumn menu is here #pressroom"
 

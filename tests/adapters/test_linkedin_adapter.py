@@ -4,8 +4,10 @@ the channel's health."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from urllib.parse import parse_qsl, quote
+from datetime import UTC
+from datetime import datetime
+from urllib.parse import parse_qsl
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -14,21 +16,20 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.linkedin.errors import RETIRED_VERSIONS
 
-from .linkedin_support import (
-    API,
-    NOW,
-    ORGANIZATION,
-    REFRESH,
-    SHARE,
-    TOKEN,
-    created,
-    linkedin_adapter,
-    linkedin_error,
-    member_channel,
-    page_channel,
-    sent_headers,
-)
-from .support import CredentialsLog, publish_request
+from .linkedin_support import API
+from .linkedin_support import NOW
+from .linkedin_support import ORGANIZATION
+from .linkedin_support import REFRESH
+from .linkedin_support import SHARE
+from .linkedin_support import TOKEN
+from .linkedin_support import created
+from .linkedin_support import linkedin_adapter
+from .linkedin_support import linkedin_error
+from .linkedin_support import member_channel
+from .linkedin_support import page_channel
+from .linkedin_support import sent_headers
+from .support import CredentialsLog
+from .support import publish_request
 
 TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 POST_PATH = f"{API}/rest/posts/{quote(SHARE, safe='')}"

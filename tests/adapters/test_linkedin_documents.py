@@ -17,23 +17,25 @@ import httpx
 import pytest
 import respx
 
-from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
 
-from .linkedin_support import (
-    API,
-    ORGANIZATION,
-    PERSON,
-    TOKEN,
-    VERSION,
-    created,
-    linkedin_adapter,
-    member_channel,
-    page_channel,
-    sent_headers,
-    sent_json,
-)
-from .support import MediaShelf, RecordedSleep, publish_request
-from .test_linkedin_publish import no_retired_versions, post  # noqa: F401 (autouse fixture)
+from .linkedin_support import API
+from .linkedin_support import ORGANIZATION
+from .linkedin_support import PERSON
+from .linkedin_support import TOKEN
+from .linkedin_support import VERSION
+from .linkedin_support import created
+from .linkedin_support import linkedin_adapter
+from .linkedin_support import member_channel
+from .linkedin_support import page_channel
+from .linkedin_support import sent_headers
+from .linkedin_support import sent_json
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import publish_request
+from .test_linkedin_publish import no_retired_versions  # noqa: F401 (autouse fixture)
+from .test_linkedin_publish import post
 
 DOCUMENT = "urn:li:document:D5F10AQHlYR1Rj1iYtQ"
 UPLOAD_URL = "https://www.linkedin.com/dms-uploads/sp/D5F10AQHlYR1Rj1iYtQ/uploaded-document/0"

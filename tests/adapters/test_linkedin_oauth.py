@@ -3,7 +3,9 @@ administered becoming one account), and an operator's token."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, parse_qsl, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -12,7 +14,14 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.linkedin import LinkedInConnector
 
-from .linkedin_support import API, APP, NOW, ORGANIZATION, TOKEN, VERSION, clock, linkedin_error
+from .linkedin_support import API
+from .linkedin_support import APP
+from .linkedin_support import NOW
+from .linkedin_support import ORGANIZATION
+from .linkedin_support import TOKEN
+from .linkedin_support import VERSION
+from .linkedin_support import clock
+from .linkedin_support import linkedin_error
 
 TOKEN_URL = "https://www.linkedin.com/oauth/v2/accessToken"
 SCOPES = "openid profile w_member_social w_organization_social r_organization_social"

@@ -14,22 +14,23 @@ from pressroom.providers.adapter import ProviderError
 from pressroom.providers.linkedin.commentary import little_text
 from pressroom.providers.linkedin.errors import RETIRED_VERSIONS
 
-from .linkedin_support import (
-    API,
-    ORGANIZATION,
-    PERSON,
-    SHARE,
-    TOKEN,
-    VERSION,
-    created,
-    linkedin_adapter,
-    linkedin_error,
-    member_channel,
-    page_channel,
-    sent_headers,
-    sent_json,
-)
-from .support import MediaShelf, RecordedSleep, png_bytes, publish_request
+from .linkedin_support import API
+from .linkedin_support import ORGANIZATION
+from .linkedin_support import PERSON
+from .linkedin_support import SHARE
+from .linkedin_support import TOKEN
+from .linkedin_support import VERSION
+from .linkedin_support import created
+from .linkedin_support import linkedin_adapter
+from .linkedin_support import linkedin_error
+from .linkedin_support import member_channel
+from .linkedin_support import page_channel
+from .linkedin_support import sent_headers
+from .linkedin_support import sent_json
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import png_bytes
+from .support import publish_request
 
 FEED = {"feedDistribution": "MAIN_FEED", "targetEntities": [], "thirdPartyDistributionChannels": []}
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -20,23 +22,19 @@ import pytest
 import respx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.mastodon.adapter import (
-    InstanceLimits,
-    MastodonAdapter,
-    credentials_from_cli_options,
-    verify_credentials,
-)
+from pressroom.providers.mastodon.adapter import InstanceLimits
+from pressroom.providers.mastodon.adapter import MastodonAdapter
+from pressroom.providers.mastodon.adapter import credentials_from_cli_options
+from pressroom.providers.mastodon.adapter import verify_credentials
 
-from .support import (
-    IDEMPOTENCY_KEY,
-    MediaShelf,
-    RecordedSleep,
-    channel,
-    fixed_clock,
-    multipart_parts,
-    png_bytes,
-    publish_request,
-)
+from .support import IDEMPOTENCY_KEY
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
+from .support import multipart_parts
+from .support import png_bytes
+from .support import publish_request
 
 BASE = "https://fosstodon.example"
 TOKEN = "ZA-Yj3aBD8U8Cm7lKUp-lm9O9BmDgdhHzDeqsY8tlL0"

@@ -14,23 +14,24 @@ import httpx
 import pytest
 import respx
 
-from pressroom.providers.adapter import ProviderError, PublishRequest
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 
-from .pinterest_support import (
-    ACCESS_TOKEN,
-    API,
-    APP,
-    DAY,
-    NOW,
-    PIN_ID,
-    REFRESH_TOKEN,
-    TOKEN_URL,
-    pin_channel,
-    pin_request,
-    pinterest_adapter,
-    pinterest_error,
-)
-from .support import FIXED_NOW, CredentialsLog, MediaShelf
+from .pinterest_support import ACCESS_TOKEN
+from .pinterest_support import API
+from .pinterest_support import APP
+from .pinterest_support import DAY
+from .pinterest_support import NOW
+from .pinterest_support import PIN_ID
+from .pinterest_support import REFRESH_TOKEN
+from .pinterest_support import TOKEN_URL
+from .pinterest_support import pin_channel
+from .pinterest_support import pin_request
+from .pinterest_support import pinterest_adapter
+from .pinterest_support import pinterest_error
+from .support import FIXED_NOW
+from .support import CredentialsLog
+from .support import MediaShelf
 
 
 def image_request() -> PublishRequest:

@@ -7,7 +7,9 @@ https://developers.pinterest.com/docs/api/v5/oauth-token, .../user_account-get, 
 from __future__ import annotations
 
 import base64
-from urllib.parse import parse_qs, parse_qsl, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -16,7 +18,13 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.pinterest import PinterestConnector
 
-from .pinterest_support import API, APP, BOARD_ID, NOW, TOKEN_URL, clock, pinterest_error
+from .pinterest_support import API
+from .pinterest_support import APP
+from .pinterest_support import BOARD_ID
+from .pinterest_support import NOW
+from .pinterest_support import TOKEN_URL
+from .pinterest_support import clock
+from .pinterest_support import pinterest_error
 
 CODE = "auth-code-0123456789"
 

@@ -13,19 +13,21 @@ import respx
 
 from pressroom.providers.adapter import ProviderError
 
-from .pinterest_support import (
-    ACCESS_TOKEN,
-    API,
-    BOARD_ID,
-    NOTE,
-    PIN_ID,
-    pin_channel,
-    pin_request,
-    pinterest_adapter,
-    sent_json,
-    signed_url,
-)
-from .support import FIXED_NOW, MediaShelf, RecordedSleep, multipart_parts, png_bytes
+from .pinterest_support import ACCESS_TOKEN
+from .pinterest_support import API
+from .pinterest_support import BOARD_ID
+from .pinterest_support import NOTE
+from .pinterest_support import PIN_ID
+from .pinterest_support import pin_channel
+from .pinterest_support import pin_request
+from .pinterest_support import pinterest_adapter
+from .pinterest_support import sent_json
+from .pinterest_support import signed_url
+from .support import FIXED_NOW
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import multipart_parts
+from .support import png_bytes
 
 UPLOAD_URL = "https://pinterest-media-upload.s3-accelerate.amazonaws.com/"
 

@@ -8,34 +8,35 @@ delete-posts (`{"success": true, "deleted_id"}`), insights (`{"data": [{"name", 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
 import respx
 
-from pressroom.providers.adapter import ERROR_CODES, ProviderError
+from pressroom.providers.adapter import ERROR_CODES
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.threads import ThreadsAdapter
 
-from .support import CredentialsLog, channel
-from .threads_support import (
-    API,
-    CREDENTIALS,
-    DAY,
-    GRAPH,
-    NOW,
-    POST_ID,
-    TOKEN,
-    USER_ID,
-    adapter_fixture,  # noqa: F401
-    answer,
-    graph_error,
-    log_fixture,  # noqa: F401
-    progress_fixture,  # noqa: F401
-    query,
-    sleep_fixture,  # noqa: F401
-)
+from .support import CredentialsLog
+from .support import channel
+from .threads_support import API
+from .threads_support import CREDENTIALS
+from .threads_support import DAY
+from .threads_support import GRAPH
+from .threads_support import NOW
+from .threads_support import POST_ID
+from .threads_support import TOKEN
+from .threads_support import USER_ID
+from .threads_support import adapter_fixture  # noqa: F401
+from .threads_support import answer
+from .threads_support import graph_error
+from .threads_support import log_fixture  # noqa: F401
+from .threads_support import progress_fixture  # noqa: F401
+from .threads_support import query
+from .threads_support import sleep_fixture  # noqa: F401
 
 PUBLISHED_AT = datetime(2026, 11, 20, tzinfo=UTC)
 

@@ -8,7 +8,8 @@ th_refresh_token -> `{"access_token", "token_type", "expires_in"}`), GET /v1.0/m
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -18,7 +19,15 @@ from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.threads import ThreadsConnector
 
-from .threads_support import API, DAY, GRAPH, NOW, USER_ID, answer, form, graph_error, query
+from .threads_support import API
+from .threads_support import DAY
+from .threads_support import GRAPH
+from .threads_support import NOW
+from .threads_support import USER_ID
+from .threads_support import answer
+from .threads_support import form
+from .threads_support import graph_error
+from .threads_support import query
 
 APP = OAuthApp(
     provider="threads",

@@ -13,28 +13,31 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.threads import ThreadsAdapter
 
-from .support import MediaShelf, RecordedSleep, channel, fixed_clock, png_bytes, publish_request
-from .threads_support import (
-    API,
-    CREDENTIALS,
-    DAY,
-    PERMALINK,
-    POST_ID,
-    TOKEN,
-    USER_ID,
-    adapter_fixture,  # noqa: F401
-    answer,
-    container_status,
-    form,
-    graph_error,
-    log_fixture,  # noqa: F401
-    progress_fixture,  # noqa: F401
-    publishing_limit,
-    query,
-    shelf_fixture,  # noqa: F401
-    signed_url,
-    sleep_fixture,  # noqa: F401
-)
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
+from .support import png_bytes
+from .support import publish_request
+from .threads_support import API
+from .threads_support import CREDENTIALS
+from .threads_support import DAY
+from .threads_support import PERMALINK
+from .threads_support import POST_ID
+from .threads_support import TOKEN
+from .threads_support import USER_ID
+from .threads_support import adapter_fixture  # noqa: F401
+from .threads_support import answer
+from .threads_support import container_status
+from .threads_support import form
+from .threads_support import graph_error
+from .threads_support import log_fixture  # noqa: F401
+from .threads_support import progress_fixture  # noqa: F401
+from .threads_support import publishing_limit
+from .threads_support import query
+from .threads_support import shelf_fixture  # noqa: F401
+from .threads_support import signed_url
+from .threads_support import sleep_fixture  # noqa: F401
 
 THREADS = channel("threads", CREDENTIALS, handle="@pressroom")
 

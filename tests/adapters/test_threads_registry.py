@@ -10,8 +10,10 @@ from pydantic import SecretStr
 from pressroom.channels.adapters import adapter_for
 from pressroom.config import Settings
 from pressroom.providers.adapter import ChannelContext
-from pressroom.providers.registry import CONNECTORS, configured_providers
-from pressroom.providers.threads import CONNECTOR, ThreadsAdapter
+from pressroom.providers.registry import CONNECTORS
+from pressroom.providers.registry import configured_providers
+from pressroom.providers.threads import CONNECTOR
+from pressroom.providers.threads import ThreadsAdapter
 from pressroom.runtime import Runtime
 
 

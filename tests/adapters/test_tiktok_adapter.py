@@ -11,29 +11,31 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.tiktok import TikTokAdapter
 
-from .support import CredentialsLog, MediaShelf, RecordedSleep, channel, fixed_clock
-from .tiktok_support import (
-    APP,
-    CHANNEL,
-    CREDENTIALS,
-    DAY,
-    NOW,
-    QUERY_URL,
-    REFRESH,
-    TOKEN,
-    TOKEN_URL,
-    USER_URL,
-    VIDEO_ID,
-    adapter_fixture,  # noqa: F401
-    body,
-    build_adapter,
-    failed,
-    form,
-    log_fixture,  # noqa: F401
-    ok,
-    shelf_fixture,  # noqa: F401
-    sleep_fixture,  # noqa: F401
-)
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
+from .tiktok_support import APP
+from .tiktok_support import CHANNEL
+from .tiktok_support import CREDENTIALS
+from .tiktok_support import DAY
+from .tiktok_support import NOW
+from .tiktok_support import QUERY_URL
+from .tiktok_support import REFRESH
+from .tiktok_support import TOKEN
+from .tiktok_support import TOKEN_URL
+from .tiktok_support import USER_URL
+from .tiktok_support import VIDEO_ID
+from .tiktok_support import adapter_fixture  # noqa: F401
+from .tiktok_support import body
+from .tiktok_support import build_adapter
+from .tiktok_support import failed
+from .tiktok_support import form
+from .tiktok_support import log_fixture  # noqa: F401
+from .tiktok_support import ok
+from .tiktok_support import shelf_fixture  # noqa: F401
+from .tiktok_support import sleep_fixture  # noqa: F401
 
 NEW_TOKENS = {
     "open_id": "723f24d7-e717-40f8-a2b6-cb8464cd23b4",

@@ -3,7 +3,8 @@ an operator's own token verified before anything is stored."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -12,20 +13,18 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.tiktok import TikTokConnector
 
-from .tiktok_support import (
-    APP,
-    CREATOR_URL,
-    NOW,
-    OPEN_ID,
-    REFRESH,
-    TOKEN,
-    TOKEN_URL,
-    USER_URL,
-    creator_info,
-    failed,
-    form,
-    ok,
-)
+from .tiktok_support import APP
+from .tiktok_support import CREATOR_URL
+from .tiktok_support import NOW
+from .tiktok_support import OPEN_ID
+from .tiktok_support import REFRESH
+from .tiktok_support import TOKEN
+from .tiktok_support import TOKEN_URL
+from .tiktok_support import USER_URL
+from .tiktok_support import creator_info
+from .tiktok_support import failed
+from .tiktok_support import form
+from .tiktok_support import ok
 
 CONNECTOR = TikTokConnector(clock=lambda: float(NOW))
 TOKENS = {

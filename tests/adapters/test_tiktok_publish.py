@@ -12,35 +12,31 @@ from pressroom.providers.adapter import ProviderError
 from pressroom.providers.tiktok import TikTokAdapter
 from pressroom.providers.tiktok.upload import ChunkPlan
 
-from .support import (
-    FIXED_NOW,
-    CredentialsLog,
-    MediaShelf,
-    RecordedSleep,
-    publish_request,
-)
-from .tiktok_support import (
-    CHANNEL,
-    CONTENT_INIT_URL,
-    CREATOR_URL,
-    PUBLISH_ID,
-    STATUS_URL,
-    TOKEN,
-    UPLOAD_URL,
-    VIDEO_ID,
-    VIDEO_INIT_URL,
-    adapter_fixture,  # noqa: F401
-    body,
-    build_adapter,
-    creator_info,
-    failed,
-    log_fixture,  # noqa: F401
-    ok,
-    shelf_fixture,  # noqa: F401
-    signed_url,
-    sleep_fixture,  # noqa: F401
-    status,
-)
+from .support import FIXED_NOW
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import publish_request
+from .tiktok_support import CHANNEL
+from .tiktok_support import CONTENT_INIT_URL
+from .tiktok_support import CREATOR_URL
+from .tiktok_support import PUBLISH_ID
+from .tiktok_support import STATUS_URL
+from .tiktok_support import TOKEN
+from .tiktok_support import UPLOAD_URL
+from .tiktok_support import VIDEO_ID
+from .tiktok_support import VIDEO_INIT_URL
+from .tiktok_support import adapter_fixture  # noqa: F401
+from .tiktok_support import body
+from .tiktok_support import build_adapter
+from .tiktok_support import creator_info
+from .tiktok_support import failed
+from .tiktok_support import log_fixture  # noqa: F401
+from .tiktok_support import ok
+from .tiktok_support import shelf_fixture  # noqa: F401
+from .tiktok_support import signed_url
+from .tiktok_support import sleep_fixture  # noqa: F401
+from .tiktok_support import status
 
 VIDEO = bytes(range(25))
 

@@ -15,17 +15,18 @@ import respx
 
 from pressroom.providers.adapter import ProviderError
 
-from .support import CredentialsLog, MediaShelf, RecordedSleep, channel
-from .tiktok_support import (
-    APP,
-    CREDENTIALS,
-    NOW,
-    REFRESH,
-    TOKEN,
-    TOKEN_URL,
-    build_adapter,
-    form,
-)
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .tiktok_support import APP
+from .tiktok_support import CREDENTIALS
+from .tiktok_support import NOW
+from .tiktok_support import REFRESH
+from .tiktok_support import TOKEN
+from .tiktok_support import TOKEN_URL
+from .tiktok_support import build_adapter
+from .tiktok_support import form
 
 REVOKE_URL = "https://open.tiktokapis.com/v2/oauth/revoke/"
 FRESH = "act.fresh12345Example12345Example12"

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -25,19 +26,19 @@ import respx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialCache
-from pressroom.providers.x import XAdapter, XApp, credentials_from_cli_options
+from pressroom.providers.x import XAdapter
+from pressroom.providers.x import XApp
+from pressroom.providers.x import credentials_from_cli_options
 from pressroom.providers.x.adapter import normalized_text
 
-from .support import (
-    CredentialsLog,
-    MediaShelf,
-    RecordedSleep,
-    channel,
-    fixed_clock,
-    multipart_parts,
-    png_bytes,
-    publish_request,
-)
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
+from .support import multipart_parts
+from .support import png_bytes
+from .support import publish_request
 
 API = "https://api.x.com"
 APP = XApp(client_id="client-id-1", client_secret="client-secret-1")

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import base64
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 import respx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.x.oauth import (
-    XApp,
-    code_challenge,
-    exchange_code,
-    start_authorization,
-    states_match,
-)
+from pressroom.providers.x.oauth import XApp
+from pressroom.providers.x.oauth import code_challenge
+from pressroom.providers.x.oauth import exchange_code
+from pressroom.providers.x.oauth import start_authorization
+from pressroom.providers.x.oauth import states_match
 
 APP = XApp(
     client_id="M1M5R3BMVy13QmpScXkzTUt5OE46MTpjaQ",

@@ -12,20 +12,21 @@ import respx
 
 from pressroom.providers.adapter import ProviderError
 
-from .support import CredentialsLog, MediaShelf, fixed_clock, publish_request
-from .youtube_support import (
-    ACCESS_TOKEN,
-    API,
-    APP,
-    NOW,
-    REFRESH_TOKEN,
-    TOKEN_URL,
-    UPLOAD,
-    VIDEO_ID,
-    google_error,
-    youtube_adapter,
-    youtube_channel,
-)
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import fixed_clock
+from .support import publish_request
+from .youtube_support import ACCESS_TOKEN
+from .youtube_support import API
+from .youtube_support import APP
+from .youtube_support import NOW
+from .youtube_support import REFRESH_TOKEN
+from .youtube_support import TOKEN_URL
+from .youtube_support import UPLOAD
+from .youtube_support import VIDEO_ID
+from .youtube_support import google_error
+from .youtube_support import youtube_adapter
+from .youtube_support import youtube_channel
 
 OPTIONS = {"title": "Launch day"}
 

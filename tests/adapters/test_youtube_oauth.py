@@ -5,7 +5,9 @@ parameters, POST oauth2.googleapis.com/token, tokeninfo) and channels.list?mine=
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from urllib.parse import parse_qs, parse_qsl, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -14,7 +16,13 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.youtube import YouTubeConnector
 
-from .youtube_support import ACCESS_TOKEN, API, APP, CHANNEL_ID, NOW, REFRESH_TOKEN, TOKEN_URL
+from .youtube_support import ACCESS_TOKEN
+from .youtube_support import API
+from .youtube_support import APP
+from .youtube_support import CHANNEL_ID
+from .youtube_support import NOW
+from .youtube_support import REFRESH_TOKEN
+from .youtube_support import TOKEN_URL
 
 SCOPES = (
     "https://www.googleapis.com/auth/youtube.upload "

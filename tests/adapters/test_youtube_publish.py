@@ -17,19 +17,18 @@ import respx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.youtube.upload import UploadSessions
 
-from .support import MediaShelf, publish_request
-from .youtube_support import (
-    ACCESS_TOKEN,
-    API,
-    CHUNK,
-    SESSION_URI,
-    UPLOAD,
-    VIDEO_ID,
-    incomplete,
-    video_answer,
-    youtube_adapter,
-    youtube_channel,
-)
+from .support import MediaShelf
+from .support import publish_request
+from .youtube_support import ACCESS_TOKEN
+from .youtube_support import API
+from .youtube_support import CHUNK
+from .youtube_support import SESSION_URI
+from .youtube_support import UPLOAD
+from .youtube_support import VIDEO_ID
+from .youtube_support import incomplete
+from .youtube_support import video_answer
+from .youtube_support import youtube_adapter
+from .youtube_support import youtube_channel
 
 SIZE = 2 * CHUNK + 300
 DATA = bytes(range(256)) * (SIZE // 256) + bytes(SIZE % 256)

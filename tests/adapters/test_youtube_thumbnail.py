@@ -14,19 +14,20 @@ import uuid
 import httpx
 import respx
 
-from pressroom.providers.adapter import MediaItem, PublishResult
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import PublishResult
 
-from .support import MediaShelf, png_bytes, publish_request
-from .youtube_support import (
-    ACCESS_TOKEN,
-    SESSION_URI,
-    UPLOAD,
-    VIDEO_ID,
-    google_error,
-    video_answer,
-    youtube_adapter,
-    youtube_channel,
-)
+from .support import MediaShelf
+from .support import png_bytes
+from .support import publish_request
+from .youtube_support import ACCESS_TOKEN
+from .youtube_support import SESSION_URI
+from .youtube_support import UPLOAD
+from .youtube_support import VIDEO_ID
+from .youtube_support import google_error
+from .youtube_support import video_answer
+from .youtube_support import youtube_adapter
+from .youtube_support import youtube_channel
 
 THUMBNAIL_URL = "https://www.googleapis.com/upload/youtube/v3/thumbnails/set"
 VIDEO = b"v" * 900

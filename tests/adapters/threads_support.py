@@ -20,7 +20,10 @@ from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.threads import ThreadsAdapter
 from pressroom.providers.threads.progress import ProgressBook
 
-from .support import CredentialsLog, MediaShelf, RecordedSleep, fixed_clock
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import fixed_clock
 
 GRAPH = "https://graph.threads.net"
 API = f"{GRAPH}/v1.0"

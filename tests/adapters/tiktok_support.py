@@ -21,7 +21,11 @@ from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.tiktok import TikTokAdapter
 from pressroom.providers.tiktok.progress import PendingPublishes
 
-from .support import CredentialsLog, MediaShelf, RecordedSleep, channel, fixed_clock
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import RecordedSleep
+from .support import channel
+from .support import fixed_clock
 
 API = "https://open.tiktokapis.com"
 TOKEN_URL = f"{API}/v2/oauth/token/"

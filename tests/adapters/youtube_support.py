@@ -10,13 +10,17 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext, MediaItem
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.youtube import YouTubeAdapter
 from pressroom.providers.youtube.upload import UploadSessions
 
-from .support import CredentialsLog, MediaShelf, channel, fixed_clock
+from .support import CredentialsLog
+from .support import MediaShelf
+from .support import channel
+from .support import fixed_clock
 
 API = "https://www.googleapis.com/youtube/v3"
 UPLOAD = "https://www.googleapis.com/upload/youtube/v3/videos"

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
+from mcp import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests import servers

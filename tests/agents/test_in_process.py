@@ -18,9 +18,15 @@ from mcp import Client
 
 from pressroom.agents import confirmation
 from pressroom.agents.api import Api
-from pressroom.agents.media import MediaPolicy, MediaRefused, allowed_file
-from pressroom.agents.server import AgentOptions, PressroomAgent, build_server
-from pressroom.agents.tools import READS, WRITES, operations
+from pressroom.agents.media import MediaPolicy
+from pressroom.agents.media import MediaRefused
+from pressroom.agents.media import allowed_file
+from pressroom.agents.server import AgentOptions
+from pressroom.agents.server import PressroomAgent
+from pressroom.agents.server import build_server
+from pressroom.agents.tools import READS
+from pressroom.agents.tools import WRITES
+from pressroom.agents.tools import operations
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import mcp_types as types
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.db import unit_of_work
 from pressroom.posts.models import Post
@@ -20,7 +21,10 @@ from tests.channels.factories import connect_channel
 from tests.factories import make_tenant
 from tests.media.factories import png_bytes
 
-from .conftest import TRANSPORTS, Live, connect, start_live
+from .conftest import TRANSPORTS
+from .conftest import Live
+from .conftest import connect
+from .conftest import start_live
 
 pytestmark = pytest.mark.slow
 

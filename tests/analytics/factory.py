@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
 
-from pressroom.analytics.recording import Observation, record
+from pressroom.analytics.recording import Observation
+from pressroom.analytics.recording import record
 from pressroom.channels.models import Channel
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
 from pressroom.runtime import Runtime
 
 

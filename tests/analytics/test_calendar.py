@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from pressroom.analytics.buckets import buckets_for, resolve_grouping
-from pressroom.analytics.comparison import TimeRange, comparison_for, previous_period
+from pressroom.analytics.buckets import buckets_for
+from pressroom.analytics.buckets import resolve_grouping
+from pressroom.analytics.comparison import TimeRange
+from pressroom.analytics.comparison import comparison_for
+from pressroom.analytics.comparison import previous_period
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

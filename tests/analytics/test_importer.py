@@ -6,19 +6,23 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 from pressroom.app import create_app
 from pressroom.cli import app as cli
 from pressroom.config import Settings
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
 from tests.factories import SERVER_KEY
 

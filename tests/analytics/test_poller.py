@@ -7,28 +7,36 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete
+from sqlalchemy import select
+from sqlalchemy import update
 
-from pressroom.analytics.models import MetricChannelState, MetricPoll, MetricSnapshot, TargetMetrics
-from pressroom.analytics.schedule import channel_pause, next_poll_at
+from pressroom.analytics.models import MetricChannelState
+from pressroom.analytics.models import MetricPoll
+from pressroom.analytics.models import MetricSnapshot
+from pressroom.analytics.models import TargetMetrics
+from pressroom.analytics.schedule import channel_pause
+from pressroom.analytics.schedule import next_poll_at
 from pressroom.analytics.worker import MetricsPoller
 from pressroom.channels.models import Channel
 from pressroom.db import unit_of_work
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event
-from tests.analytics.factory import Target, make_channel, publish
+from tests.analytics.factory import Target
+from tests.analytics.factory import make_channel
+from tests.analytics.factory import publish
 from tests.factories import Tenant
 
 _windows = itertools.count()

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
 
-from pressroom.analytics.recording import Observation, record
+from pressroom.analytics.recording import Observation
+from pressroom.analytics.recording import record
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from tests.analytics.factory import Target, make_channel, publish
+from tests.analytics.factory import Target
+from tests.analytics.factory import make_channel
+from tests.analytics.factory import publish
 from tests.factories import Tenant
 
 MARCH = {"start": "2026-03-01T00:00:00Z", "end": "2026-03-31T23:59:59Z"}

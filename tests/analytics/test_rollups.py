@@ -12,7 +12,9 @@ import secrets
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,47 +22,61 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete
+from sqlalchemy import func
+from sqlalchemy import select
+from sqlalchemy import update
 from typer.testing import CliRunner
 
-from pressroom.analytics.buckets import buckets_for, local_midnight, resolve_grouping
-from pressroom.analytics.comparison import (
-    CUSTOM,
-    MAX_RANGE,
-    Comparison,
-    TimeRange,
-    comparison_for,
-)
+from pressroom.analytics.buckets import buckets_for
+from pressroom.analytics.buckets import local_midnight
+from pressroom.analytics.buckets import resolve_grouping
+from pressroom.analytics.comparison import CUSTOM
+from pressroom.analytics.comparison import MAX_RANGE
+from pressroom.analytics.comparison import Comparison
+from pressroom.analytics.comparison import TimeRange
+from pressroom.analytics.comparison import comparison_for
 from pressroom.analytics.details import run_details
-from pressroom.analytics.metrics import METRICS, RAW_METRICS
-from pressroom.analytics.models import (
-    AnalyticsDirty,
-    AnalyticsFact,
-    AnalyticsPostFact,
-    AnalyticsRollup,
-    TargetMetrics,
-)
+from pressroom.analytics.metrics import METRICS
+from pressroom.analytics.metrics import RAW_METRICS
+from pressroom.analytics.models import AnalyticsDirty
+from pressroom.analytics.models import AnalyticsFact
+from pressroom.analytics.models import AnalyticsPostFact
+from pressroom.analytics.models import AnalyticsRollup
+from pressroom.analytics.models import TargetMetrics
 from pressroom.analytics.params import AnalyticsQuery
 from pressroom.analytics.parsing import CONTENT_KINDS
-from pressroom.analytics.query import (
-    AggregateRow,
-    report_connection,
-    run_aggregates,
-)
-from pressroom.analytics.recording import Observation, record
+from pressroom.analytics.query import AggregateRow
+from pressroom.analytics.query import report_connection
+from pressroom.analytics.query import run_aggregates
+from pressroom.analytics.recording import Observation
+from pressroom.analytics.recording import record
 from pressroom.analytics.report import assemble
 from pressroom.analytics.rollup_query import run_rollups
-from pressroom.analytics.rollups import apply_log, rebuild
+from pressroom.analytics.rollups import apply_log
+from pressroom.analytics.rollups import rebuild
 from pressroom.channels.models import Channel
 from pressroom.cli import app as cli
 from pressroom.config import Settings
-from pressroom.db import migrate, unit_of_work
-from pressroom.posts.models import APPROVAL_STATUSES, Post, PostTag, PostTarget, PostTopic
+from pressroom.db import migrate
+from pressroom.db import unit_of_work
+from pressroom.posts.models import APPROVAL_STATUSES
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
 from pressroom.runtime import Runtime
-from tests.analytics.factory import Published, Target, make_channel, publish
-from tests.factories import SERVER_KEY, Tenant, make_tenant
+from tests.analytics.factory import Published
+from tests.analytics.factory import Target
+from tests.analytics.factory import make_channel
+from tests.analytics.factory import publish
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
+from tests.factories import make_tenant
 
 runner = CliRunner()
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import httpx
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.audit import service as audit
 from pressroom.audit.models import AuditEntry

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from pressroom.runtime import Runtime
-from tests.browser.harness import (
-    CHROMIUM,
-    ConsoleServer,
-    require_browser,
-    start_console_server,
-)
-from tests.factories import Tenant, make_tenant
+from tests.browser.harness import CHROMIUM
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import require_browser
+from tests.browser.harness import start_console_server
+from tests.factories import Tenant
+from tests.factories import make_tenant
 
 
 @pytest.fixture(scope="module")

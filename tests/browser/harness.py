@@ -7,18 +7,22 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 import pytest
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
 from tests import servers
-from tests.factories import SERVER_KEY, Tenant
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]

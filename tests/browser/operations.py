@@ -7,7 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tests.browser.harness import ConsoleServer, check_accessibility, screenshot_both_widths
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import check_accessibility
+from tests.browser.harness import screenshot_both_widths
 
 
 def sign_in(page: Any, server: ConsoleServer, key: str) -> None:

@@ -4,7 +4,10 @@ breakdowns are charted, and the pickers change the report."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import date
+from datetime import datetime
+from datetime import time
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -12,7 +15,8 @@ import httpx
 import pytest
 
 from tests.browser.harness import ConsoleServer
-from tests.browser.operations import look_at, sign_in
+from tests.browser.operations import look_at
+from tests.browser.operations import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -8,15 +8,20 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
-from tests.browser.harness import ConsoleServer, assert_no_secret
-from tests.browser.operations import look_at, sign_in
-from tests.factories import Tenant, add_member_with_key
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import assert_no_secret
+from tests.browser.operations import look_at
+from tests.browser.operations import sign_in
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import select
@@ -17,7 +18,9 @@ from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from tests.browser.harness import ConsoleServer
-from tests.browser.operations import csrf_of, look_at, sign_in
+from tests.browser.operations import csrf_of
+from tests.browser.operations import look_at
+from tests.browser.operations import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -8,7 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.harness import ConsoleServer, check_accessibility, screenshot_both_widths
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import check_accessibility
+from tests.browser.harness import screenshot_both_widths
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from tests.browser.harness import ConsoleServer
-from tests.browser.operations import look_at, sign_in
+from tests.browser.operations import look_at
+from tests.browser.operations import sign_in
 from tests.media import factories
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,13 +16,12 @@ import pytest
 from playwright.sync_api import expect
 
 from pressroom.runtime import Runtime
-from tests.browser.harness import (
-    ConsoleServer,
-    assert_no_secret,
-    check_accessibility,
-    screenshot_both_widths,
-)
-from tests.factories import Tenant, add_member_with_key
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import assert_no_secret
+from tests.browser.harness import check_accessibility
+from tests.browser.harness import screenshot_both_widths
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 from tests.media.factories import jpeg_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

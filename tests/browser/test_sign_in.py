@@ -11,16 +11,15 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from pressroom.auth.models import ConsoleSession, SignInLink
+from pressroom.auth.models import ConsoleSession
+from pressroom.auth.models import SignInLink
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
-from tests.browser.harness import (
-    ConsoleServer,
-    assert_no_secret,
-    check_accessibility,
-    screenshot_both_widths,
-)
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import assert_no_secret
+from tests.browser.harness import check_accessibility
+from tests.browser.harness import screenshot_both_widths
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

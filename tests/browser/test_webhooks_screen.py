@@ -11,9 +11,14 @@ from typing import Any
 import pytest
 
 from pressroom.runtime import Runtime
-from tests.browser.harness import ConsoleServer, assert_no_secret
-from tests.browser.operations import csrf_of, eventually, look_at, sign_in
-from tests.factories import Tenant, add_member_with_key
+from tests.browser.harness import ConsoleServer
+from tests.browser.harness import assert_no_secret
+from tests.browser.operations import csrf_of
+from tests.browser.operations import eventually
+from tests.browser.operations import look_at
+from tests.browser.operations import sign_in
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 from tests.webhooks.receiver import WebhookReceiver
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

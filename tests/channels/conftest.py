@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from pressroom.runtime import Runtime
-from tests.channels.fake_connector import FakeConnector, register
+from tests.channels.fake_connector import FakeConnector
+from tests.channels.fake_connector import register
 from tests.posts.factories import cancel_queued_targets
 
 

@@ -5,7 +5,8 @@ answers what the test says, without any network."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -13,8 +14,12 @@ import httpx
 import pytest
 
 from pressroom.providers import registry
-from pressroom.providers.adapter import ChannelContext, ProviderAdapter, ProviderError
-from pressroom.providers.connection import AuthorizationStart, ConnectedAccount, OAuthApp
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderAdapter
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import AuthorizationStart
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
 
 PROVIDER = "facebook"
 AUTHORIZE = "https://www.facebook.example/v24.0/dialog/oauth"

@@ -12,7 +12,11 @@ from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import create_post, events_of, future, get_post, post_body
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
 
 CHANNEL_FIELDS = {
     "id",

@@ -12,7 +12,8 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from pressroom.channels.models import Channel
-from pressroom.cli import app, create_demo
+from pressroom.cli import app
+from pressroom.cli import create_demo
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime

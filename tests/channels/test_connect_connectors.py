@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 
 from pressroom.providers.adapter import ProviderError
-from tests.channels.fake_connector import APP_SECRET, FakeConnector, page
-from tests.channels.test_connect_command import _organization, cli_env  # noqa: F401
-from tests.channels.test_connect_real_accounts import (
-    assert_no_secret_anywhere,
-    connect,
-    credentials_of,
-    read,
-)
+from tests.channels.fake_connector import APP_SECRET
+from tests.channels.fake_connector import FakeConnector
+from tests.channels.fake_connector import page
+from tests.channels.test_connect_command import _organization
+from tests.channels.test_connect_command import cli_env  # noqa: F401
+from tests.channels.test_connect_real_accounts import assert_no_secret_anywhere
+from tests.channels.test_connect_real_accounts import connect
+from tests.channels.test_connect_real_accounts import credentials_of
+from tests.channels.test_connect_real_accounts import read
 
 TOKEN = "long-lived-user-token-0123456789"
 

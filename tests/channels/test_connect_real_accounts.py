@@ -28,7 +28,8 @@ from pressroom.cli import app
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from tests.channels.test_connect_command import _organization, cli_env  # noqa: F401
+from tests.channels.test_connect_command import _organization
+from tests.channels.test_connect_command import cli_env  # noqa: F401
 
 runner = CliRunner()
 

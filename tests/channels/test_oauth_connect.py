@@ -15,28 +15,35 @@ import json
 import logging
 import socket
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 import respx
 from fastapi import FastAPI
 from pydantic import SecretStr
-from sqlalchemy import select, update
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.app import create_app
 from pressroom.audit.models import AuditEntry
-from pressroom.channels.models import Channel, ChannelAuthorization, MastodonApp
+from pressroom.channels.models import Channel
+from pressroom.channels.models import ChannelAuthorization
+from pressroom.channels.models import MastodonApp
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.logs import JSONFormatter
 from pressroom.runtime import Runtime
-from tests.factories import SERVER_KEY, Tenant, add_member_with_key
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 from tests.posts.factories import events_of
 
 PUBLIC_URL = "https://pressroom.example"

@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -26,15 +27,17 @@ from pressroom.kit.logs import JSONFormatter
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.runtime import Runtime
-from tests.channels.fake_connector import (
-    APP_SECRET,
-    AUTHORIZE,
-    KEPT_SECRET,
-    FakeConnector,
-    page,
-)
-from tests.channels.test_oauth_connect import audit_of, channels_of, query_of, start
-from tests.factories import SERVER_KEY, Tenant
+from tests.channels.fake_connector import APP_SECRET
+from tests.channels.fake_connector import AUTHORIZE
+from tests.channels.fake_connector import KEPT_SECRET
+from tests.channels.fake_connector import FakeConnector
+from tests.channels.fake_connector import page
+from tests.channels.test_oauth_connect import audit_of
+from tests.channels.test_oauth_connect import channels_of
+from tests.channels.test_oauth_connect import query_of
+from tests.channels.test_oauth_connect import start
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
 from tests.posts.factories import events_of
 
 PUBLIC_URL = "https://pressroom.example"

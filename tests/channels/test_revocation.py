@@ -16,7 +16,8 @@ import base64
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -26,17 +27,18 @@ import httpx
 import pytest
 import respx
 from pydantic import SecretStr
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.audit.models import AuditEntry
 from pressroom.channels import repository
 from pressroom.channels import service as channels
-from pressroom.channels.models import Channel, CredentialRevocation
-from pressroom.channels.worker import (
-    MAX_ATTEMPTS,
-    RETRY_DELAYS_SECONDS,
-    revoke_disconnected_credentials,
-)
+from pressroom.channels.models import Channel
+from pressroom.channels.models import CredentialRevocation
+from pressroom.channels.worker import MAX_ATTEMPTS
+from pressroom.channels.worker import RETRY_DELAYS_SECONDS
+from pressroom.channels.worker import revoke_disconnected_credentials
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
@@ -44,7 +46,8 @@ from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
 from pressroom.workers.loops import default_loops
 from tests.channels.factories import connect_channel
-from tests.factories import SERVER_KEY, Tenant
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
 
 X_CLIENT = "revocation-x-client"
 X_SECRET = f"x-app-secret-{uuid.uuid4().hex}"

@@ -10,19 +10,22 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select, update
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.app import create_app
 from pressroom.audit.models import AuditEntry
 from pressroom.auth import service as auth
 from pressroom.auth import signin
-from pressroom.auth.models import ConsoleSession, SignInLink
+from pressroom.auth.models import ConsoleSession
+from pressroom.auth.models import SignInLink
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant, add_member_with_key
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 
 BASE = "http://testserver"
 

@@ -21,18 +21,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from pressroom.providers.declarations import DECLARATIONS
-from pressroom.providers.text import (
-    count_graphemes,
-    count_utf8_bytes,
-    count_weighted,
-    x_invalid_characters,
-    x_normalize,
-    x_url_spans,
-)
+from pressroom.providers.text import count_graphemes
+from pressroom.providers.text import count_utf8_bytes
+from pressroom.providers.text import count_weighted
+from pressroom.providers.text import x_invalid_characters
+from pressroom.providers.text import x_normalize
+from pressroom.providers.text import x_url_spans
 from pressroom.providers.validation import overrun
 from tests.differential.conftest import Judge
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.audit.models import AuditEntry
 from pressroom.auth.models import Member

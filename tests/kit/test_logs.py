@@ -9,7 +9,10 @@ import sqlite3
 
 from sqlalchemy.exc import IntegrityError
 
-from pressroom.kit.logs import DatabaseErrorFilter, JSONFormatter, format_exception, log_handler
+from pressroom.kit.logs import DatabaseErrorFilter
+from pressroom.kit.logs import JSONFormatter
+from pressroom.kit.logs import format_exception
+from pressroom.kit.logs import log_handler
 
 MARKER = "customer-text-4821"
 

@@ -14,7 +14,8 @@ import pytest
 from pressroom.app import create_app
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, make_tenant
+from tests.factories import Tenant
+from tests.factories import make_tenant
 
 
 @asynccontextmanager

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 def test_times_must_be_rfc3339_text_with_an_offset():
     import pytest
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import TypeAdapter
+    from pydantic import ValidationError
 
     from pressroom.kit.schema import AwareDatetime
 
@@ -30,7 +31,8 @@ def test_times_must_be_rfc3339_text_with_an_offset():
 
 def test_a_time_whose_utc_instant_leaves_the_years_1_to_9999_is_refused_not_raised():
     import pytest
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import TypeAdapter
+    from pydantic import ValidationError
 
     from pressroom.kit.schema import AwareDatetime
 
@@ -47,7 +49,8 @@ def test_not_null_fields_may_be_absent_but_not_null_and_show_no_null():
     import pytest
     from pydantic import ValidationError
 
-    from pressroom.kit.schema import APIInput, NotNull
+    from pressroom.kit.schema import APIInput
+    from pressroom.kit.schema import NotNull
 
     class Patch(APIInput):
         enabled: NotNull[bool] = None
@@ -65,7 +68,8 @@ def test_not_null_fields_may_be_absent_but_not_null_and_show_no_null():
 
 def test_integer_fields_take_integral_numbers_but_not_strings_or_booleans():
     import pytest
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import TypeAdapter
+    from pydantic import ValidationError
 
     from pressroom.kit.schema import JSONInt
 

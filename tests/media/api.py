@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterable, Sequence
+from collections.abc import AsyncIterable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
@@ -19,7 +21,9 @@ from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event
 from tests.factories import Tenant
 
-from .factories import CONTENT_TYPE, FormPart, multipart_body
+from .factories import CONTENT_TYPE
+from .factories import FormPart
+from .factories import multipart_body
 
 MEDIA = "/api/v1/media"
 

@@ -11,7 +11,8 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path

@@ -10,15 +10,13 @@ from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
 from . import factories
-from .api import (
-    MEDIA,
-    asset_count,
-    media_events,
-    staged_files,
-    stored_files,
-    upload,
-    upload_audit_entries,
-)
+from .api import MEDIA
+from .api import asset_count
+from .api import media_events
+from .api import staged_files
+from .api import stored_files
+from .api import upload
+from .api import upload_audit_entries
 from .factories import FormPart
 
 

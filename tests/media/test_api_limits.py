@@ -17,8 +17,14 @@ from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
 from . import factories
-from .api import MEDIA, assert_nothing_stored, upload, upload_stream
-from .factories import CONTENT_TYPE, FormPart, chunked, multipart_body
+from .api import MEDIA
+from .api import assert_nothing_stored
+from .api import upload
+from .api import upload_stream
+from .factories import CONTENT_TYPE
+from .factories import FormPart
+from .factories import chunked
+from .factories import multipart_body
 
 KiB = 1024
 IMAGE_LIMIT = 64 * KiB

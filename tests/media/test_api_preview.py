@@ -9,10 +9,12 @@ import httpx
 from PIL import Image
 
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, make_tenant
+from tests.factories import Tenant
+from tests.factories import make_tenant
 
 from . import factories
-from .api import MEDIA, upload
+from .api import MEDIA
+from .api import upload
 from .factories import FormPart
 
 

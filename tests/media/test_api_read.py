@@ -14,10 +14,14 @@ from pressroom.media import service
 from pressroom.media.storage import READ_CHUNK
 from pressroom.providers.validation import MediaFacts
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, add_member_with_key
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 
 from . import factories
-from .api import MEDIA, asgi_call, stored_files, upload
+from .api import MEDIA
+from .api import asgi_call
+from .api import stored_files
+from .api import upload
 from .factories import FormPart
 
 

@@ -14,14 +14,14 @@ from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
 from . import factories
-from .api import (
-    MEDIA,
-    asgi_call,
-    assert_nothing_stored,
-    upload,
-    upload_audit_entries,
-)
-from .factories import CONTENT_TYPE, FormPart, multipart_body
+from .api import MEDIA
+from .api import asgi_call
+from .api import assert_nothing_stored
+from .api import upload
+from .api import upload_audit_entries
+from .factories import CONTENT_TYPE
+from .factories import FormPart
+from .factories import multipart_body
 
 
 @functools.cache

@@ -16,20 +16,21 @@ import pytest
 from pressroom.app import create_app
 from pressroom.config import Settings
 from pressroom.media import inspect
-from pressroom.media.inspect import (
-    DecodeLimits,
-    MediaInfo,
-    UnprocessableMedia,
-    inspect_file,
-    inspect_file_async,
-)
+from pressroom.media.inspect import DecodeLimits
+from pressroom.media.inspect import MediaInfo
+from pressroom.media.inspect import UnprocessableMedia
+from pressroom.media.inspect import inspect_file
+from pressroom.media.inspect import inspect_file_async
 from pressroom.media.service import decode_limits
-from pressroom.media.sniff import HEAD_BYTES, Sniffed, sniff
+from pressroom.media.sniff import HEAD_BYTES
+from pressroom.media.sniff import Sniffed
+from pressroom.media.sniff import sniff
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
 from . import factories
-from .api import assert_nothing_stored, upload
+from .api import assert_nothing_stored
+from .api import upload
 from .factories import FormPart
 
 # Far below what decoding the bomb took before it was refused up front (1.46 GB and 12 s), far

@@ -10,13 +10,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pressroom.media.inspect import UnprocessableMedia, inspect_file
-from pressroom.media.sniff import PDF, sniff
+from pressroom.media.inspect import UnprocessableMedia
+from pressroom.media.inspect import inspect_file
+from pressroom.media.sniff import PDF
+from pressroom.media.sniff import sniff
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
 from . import factories
-from .api import MEDIA, assert_nothing_stored, upload
+from .api import MEDIA
+from .api import assert_nothing_stored
+from .api import upload
 from .factories import FormPart
 
 PDF_TYPE = "application/pdf"

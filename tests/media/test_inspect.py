@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.media.inspect import (
-    MediaInfo,
-    UnprocessableMedia,
-    inspect_file,
-    inspect_file_async,
-)
-from pressroom.media.sniff import HEAD_BYTES, Sniffed, sniff
+from pressroom.media.inspect import MediaInfo
+from pressroom.media.inspect import UnprocessableMedia
+from pressroom.media.inspect import inspect_file
+from pressroom.media.inspect import inspect_file_async
+from pressroom.media.sniff import HEAD_BYTES
+from pressroom.media.sniff import Sniffed
+from pressroom.media.sniff import sniff
 
 from . import factories
 

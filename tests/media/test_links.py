@@ -9,7 +9,8 @@ import hashlib
 import re
 import uuid
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -21,9 +22,11 @@ from pressroom.channels.adapters import adapter_services
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.crypto import SecretBox
-from pressroom.media import links, service
+from pressroom.media import links
+from pressroom.media import service
 from pressroom.media.models import MediaAsset
-from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 

@@ -9,18 +9,20 @@ import pytest
 
 from pressroom.kit.errors import PressroomError
 from pressroom.media.inspect import inspect_file
-from pressroom.media.multipart import (
-    MiB,
-    StagedFile,
-    UploadLimits,
-    canonical_digest,
-    read_upload,
-    sanitize_filename,
-)
+from pressroom.media.multipart import MiB
+from pressroom.media.multipart import StagedFile
+from pressroom.media.multipart import UploadLimits
+from pressroom.media.multipart import canonical_digest
+from pressroom.media.multipart import read_upload
+from pressroom.media.multipart import sanitize_filename
 from pressroom.media.sniff import Sniffed
 
 from . import factories
-from .factories import CONTENT_TYPE, CountingStream, FormPart, chunked, multipart_body
+from .factories import CONTENT_TYPE
+from .factories import CountingStream
+from .factories import FormPart
+from .factories import chunked
+from .factories import multipart_body
 
 pytestmark = pytest.mark.anyio
 

@@ -16,7 +16,8 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 from pressroom.media.service import storage_for
 from pressroom.media.storage import MediaStorage
-from pressroom.media.worker import ORPHAN_GRACE, remove_orphaned_objects
+from pressroom.media.worker import ORPHAN_GRACE
+from pressroom.media.worker import remove_orphaned_objects
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 

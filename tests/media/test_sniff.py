@@ -4,7 +4,9 @@ from collections.abc import Callable
 
 import pytest
 
-from pressroom.media.sniff import HEAD_BYTES, Sniffed, sniff
+from pressroom.media.sniff import HEAD_BYTES
+from pressroom.media.sniff import Sniffed
+from pressroom.media.sniff import sniff
 
 from . import factories
 

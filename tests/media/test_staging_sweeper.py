@@ -8,14 +8,13 @@ import time
 from pathlib import Path
 
 from pressroom.kit.ids import uuid7
-from pressroom.media.service import staging_dir, storage_for
+from pressroom.media.service import staging_dir
+from pressroom.media.service import storage_for
 from pressroom.media.storage import LocalStorage
-from pressroom.media.worker import (
-    STALE_AFTER_SECONDS,
-    remove_stale_staged,
-    sweep_orphans,
-    sweep_staging,
-)
+from pressroom.media.worker import STALE_AFTER_SECONDS
+from pressroom.media.worker import remove_stale_staged
+from pressroom.media.worker import sweep_orphans
+from pressroom.media.worker import sweep_staging
 from pressroom.runtime import Runtime
 from pressroom.workers.loops import default_loops
 

@@ -4,19 +4,19 @@ import errno
 import hashlib
 import os
 from contextlib import aclosing
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from pressroom.media import storage as storage_module
-from pressroom.media.storage import (
-    LocalStorage,
-    MediaStorage,
-    S3Storage,
-    storage_from_url,
-    validate_key,
-)
+from pressroom.media.storage import LocalStorage
+from pressroom.media.storage import MediaStorage
+from pressroom.media.storage import S3Storage
+from pressroom.media.storage import storage_from_url
+from pressroom.media.storage import validate_key
 
 pytestmark = pytest.mark.anyio
 

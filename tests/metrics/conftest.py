@@ -7,7 +7,8 @@ import pytest
 from pydantic import SecretStr
 
 from pressroom.config import Settings
-from tests.webhooks.conftest import receiver, shared_receiver
+from tests.webhooks.conftest import receiver
+from tests.webhooks.conftest import shared_receiver
 from tests.webhooks.receiver import WebhookReceiver
 
 # The webhook tests' loopback TLS receiver (one per session for this directory too).

@@ -21,10 +21,14 @@ from pressroom.runtime import Runtime
 from pressroom.workers.loops import default_loops
 from pressroom.workers.runner import WorkerRunner
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant, make_tenant
+from tests.factories import Tenant
+from tests.factories import make_tenant
 from tests.media.factories import png_bytes
-from tests.posts.factories import get_post, post_body
-from tests.webhooks.factories import requests_arriving, settle_queue, unique_path
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
+from tests.webhooks.factories import requests_arriving
+from tests.webhooks.factories import settle_queue
+from tests.webhooks.factories import unique_path
 from tests.webhooks.receiver import WebhookReceiver
 
 from .conftest import METRICS_TOKEN

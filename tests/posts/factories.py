@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
-from pressroom.providers.adapter import ChannelContext, PublishRequest, PublishResult
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
 from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.providers.schemas import ContentKind
 from pressroom.publishing import queue
-from pressroom.publishing.queue import ClaimedTarget, Outcome, Recorded
+from pressroom.publishing.queue import ClaimedTarget
+from pressroom.publishing.queue import Outcome
+from pressroom.publishing.queue import Recorded
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -13,17 +15,16 @@ from pressroom.db import unit_of_work
 from pressroom.posts.models import Post
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant, add_member_with_key
-from tests.posts.factories import (
-    audit_entries_of,
-    create_post,
-    events_of,
-    future,
-    get_post,
-    patch_post,
-    post_body,
-    publish_all_due,
-)
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
+from tests.posts.factories import audit_entries_of
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import patch_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publish_all_due
 
 APPROVE = {"approval": {"status": "approved"}}
 REJECT = {"approval": {"status": "rejected"}}

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
+from datetime import timezone
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -14,15 +17,13 @@ from pressroom.posts.models import Post
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    add_media,
-    audit_entries_of,
-    create_post,
-    events_of,
-    future,
-    get_post,
-    post_body,
-)
+from tests.posts.factories import add_media
+from tests.posts.factories import audit_entries_of
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
 
 
 @pytest.fixture

@@ -7,28 +7,28 @@ import uuid
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.auth.service import Principal
 from pressroom.channels.disconnecting import disconnect_channel
 from pressroom.db import unit_of_work
 from pressroom.posts.creating import create_post as create_post_service
 from pressroom.posts.models import Post
-from pressroom.posts.schemas import PostCreate, PostUpdate
+from pressroom.posts.schemas import PostCreate
+from pressroom.posts.schemas import PostUpdate
 from pressroom.posts.updating import update_post as update_post_service
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    create_post,
-    events_of,
-    future,
-    get_post,
-    patch_post,
-    post_body,
-    publish_all_due,
-)
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import patch_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publish_all_due
 
 
 @pytest.fixture
@@ -156,7 +156,8 @@ async def test_published_event_carries_the_post_and_the_target(
 
 
 def _principal(tenant: Tenant) -> Principal:
-    from datetime import UTC, datetime
+    from datetime import UTC
+    from datetime import datetime
 
     now = datetime.now(UTC)
     return Principal(

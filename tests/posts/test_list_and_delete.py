@@ -4,7 +4,9 @@ deletePost."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -16,16 +18,14 @@ from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    create_post,
-    events_of,
-    future,
-    get_post,
-    iso,
-    make_due,
-    post_body,
-    publish_all_due,
-)
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import iso
+from tests.posts.factories import make_due
+from tests.posts.factories import post_body
+from tests.posts.factories import publish_all_due
 
 
 @pytest.fixture

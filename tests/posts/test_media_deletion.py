@@ -10,8 +10,13 @@ from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant, make_tenant
-from tests.posts.factories import add_media, create_post, future, patch_post, post_body
+from tests.factories import Tenant
+from tests.factories import make_tenant
+from tests.posts.factories import add_media
+from tests.posts.factories import create_post
+from tests.posts.factories import future
+from tests.posts.factories import patch_post
+from tests.posts.factories import post_body
 
 MEDIA = "/api/v1/media"
 

@@ -12,7 +12,10 @@ import httpx
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import add_media, create_post, patch_post, post_body
+from tests.posts.factories import add_media
+from tests.posts.factories import create_post
+from tests.posts.factories import patch_post
+from tests.posts.factories import post_body
 
 FIELD = "targets[0].options.thumbnailMediaId"
 

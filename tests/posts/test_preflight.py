@@ -11,40 +11,47 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.audit.models import AuditEntry
 from pressroom.db import unit_of_work
 from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.posts import preflight_examples as examples
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 from pressroom.posts.preflight import preflight_post
 from pressroom.posts.schemas import PostCreate
 from pressroom.providers.declarations import DECLARATIONS
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import Event
 from tests.channels.factories import connect_channel
-from tests.factories import Tenant, make_tenant
-from tests.posts.factories import add_media, iso, valid_media_ids
-from tests.providers.test_validation import (
-    CJK,
-    E_ACUTE,
-    FAMILY,
-    FLAG_FR,
-    GRIN,
-    LONG_URL,
-    REMOTE_MENTION,
-    all_content_kinds,
-    required_options,
-    text_of_length,
-)
+from tests.factories import Tenant
+from tests.factories import make_tenant
+from tests.posts.factories import add_media
+from tests.posts.factories import iso
+from tests.posts.factories import valid_media_ids
+from tests.providers.test_validation import CJK
+from tests.providers.test_validation import E_ACUTE
+from tests.providers.test_validation import FAMILY
+from tests.providers.test_validation import FLAG_FR
+from tests.providers.test_validation import GRIN
+from tests.providers.test_validation import LONG_URL
+from tests.providers.test_validation import REMOTE_MENTION
+from tests.providers.test_validation import all_content_kinds
+from tests.providers.test_validation import required_options
+from tests.providers.test_validation import text_of_length
 
 PREFLIGHT = "/api/v1/posts/preflight"
 

@@ -15,11 +15,9 @@ from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.posts.factories import valid_media_ids
-from tests.providers.test_validation import (
-    all_content_kinds,
-    required_options,
-    text_of_length,
-)
+from tests.providers.test_validation import all_content_kinds
+from tests.providers.test_validation import required_options
+from tests.providers.test_validation import text_of_length
 
 
 @pytest.mark.parametrize(("provider_id", "kind_name"), all_content_kinds())

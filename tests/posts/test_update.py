@@ -4,7 +4,10 @@ publishing or published target forbids."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
+from datetime import timezone
 
 import httpx
 import pytest
@@ -14,18 +17,16 @@ from pressroom.posts.models import PostTarget
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    add_media,
-    audit_entries_of,
-    claim_as,
-    create_post,
-    events_of,
-    future,
-    get_post,
-    patch_post,
-    post_body,
-    publish_all_due,
-)
+from tests.posts.factories import add_media
+from tests.posts.factories import audit_entries_of
+from tests.posts.factories import claim_as
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import patch_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publish_all_due
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from types import SimpleNamespace
 
 from pressroom.posts.schemas import Post as PostSchema

@@ -8,7 +8,11 @@ import pytest
 
 from pressroom.kit.errors import FieldError
 from pressroom.providers.declarations import DECLARATIONS
-from tests.providers.test_validation import CJK, LONG_URL, check, fields, media
+from tests.providers.test_validation import CJK
+from tests.providers.test_validation import LONG_URL
+from tests.providers.test_validation import check
+from tests.providers.test_validation import fields
+from tests.providers.test_validation import media
 
 IMAGES = [media(media_id="m0"), media(media_id="m1")]
 

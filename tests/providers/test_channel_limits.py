@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pressroom.kit.errors import FieldError
-from pressroom.providers.declarations import DECLARATIONS, channel_declaration
+from pressroom.providers.declarations import DECLARATIONS
+from pressroom.providers.declarations import channel_declaration
 from pressroom.providers.schemas import ContentKind
 from pressroom.providers.validation import validate_target
 

@@ -4,13 +4,12 @@ from typing import Any
 
 import pytest
 
-from pressroom.providers.declarations import (
-    DECLARATIONS,
-    PROVIDER_IDS,
-    get_declaration,
-    list_declarations,
-)
-from pressroom.providers.schemas import ProviderDeclaration, ratio_value
+from pressroom.providers.declarations import DECLARATIONS
+from pressroom.providers.declarations import PROVIDER_IDS
+from pressroom.providers.declarations import get_declaration
+from pressroom.providers.declarations import list_declarations
+from pressroom.providers.schemas import ProviderDeclaration
+from pressroom.providers.schemas import ratio_value
 
 CONTRACT_PROVIDER_IDS = (
     "x",

@@ -7,8 +7,10 @@ import pytest
 
 from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
-from tests.factories import Tenant, add_member_with_key
-from tests.providers.test_declarations import CONTRACT_PROVIDER_IDS, TEXT_RULES
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
+from tests.providers.test_declarations import CONTRACT_PROVIDER_IDS
+from tests.providers.test_declarations import TEXT_RULES
 
 
 async def test_list_is_every_declaration_in_order_in_the_collection_envelope(

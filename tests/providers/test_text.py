@@ -2,17 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from pressroom.providers.text import (
-    TLDS,
-    count_graphemes,
-    count_text,
-    count_utf8_bytes,
-    count_utf16,
-    count_weighted,
-    mastodon_url_spans,
-    x_invalid_characters,
-    x_url_spans,
-)
+from pressroom.providers.text import TLDS
+from pressroom.providers.text import count_graphemes
+from pressroom.providers.text import count_text
+from pressroom.providers.text import count_utf8_bytes
+from pressroom.providers.text import count_utf16
+from pressroom.providers.text import count_weighted
+from pressroom.providers.text import mastodon_url_spans
+from pressroom.providers.text import x_invalid_characters
+from pressroom.providers.text import x_url_spans
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # man, woman, girl, boy
 WAVE_MEDIUM = "\U0001f44b\U0001f3fd"  # waving hand, medium skin tone

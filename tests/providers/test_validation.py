@@ -6,8 +6,12 @@ import pytest
 
 from pressroom.kit.errors import FieldError
 from pressroom.providers.declarations import DECLARATIONS
-from pressroom.providers.schemas import ContentKind, MediaKind, TextRule
-from pressroom.providers.validation import MediaFacts, describe_length, validate_target
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKind
+from pressroom.providers.schemas import TextRule
+from pressroom.providers.validation import MediaFacts
+from pressroom.providers.validation import describe_length
+from pressroom.providers.validation import validate_target
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
 WAVE_MEDIUM = "\U0001f44b\U0001f3fd"

@@ -5,26 +5,30 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator
+from collections.abc import Awaitable
+from collections.abc import Callable
+from datetime import UTC
+from datetime import datetime
 
 import httpx
 import pytest
 
 from pressroom.config import Settings
-from pressroom.providers.adapter import (
-    ERROR_CODES,
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
+from pressroom.providers.adapter import ERROR_CODES
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
 from pressroom.publishing import worker
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import create_post, get_post, post_body, publish_all_due
+from tests.posts.factories import create_post
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publish_all_due
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -17,10 +19,13 @@ from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from pressroom.workers.loops import default_loops
-from pressroom.workers.runner import Loop, WorkerRunner
+from pressroom.workers.runner import Loop
+from pressroom.workers.runner import WorkerRunner
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import get_post, iso, post_body
+from tests.posts.factories import get_post
+from tests.posts.factories import iso
+from tests.posts.factories import post_body
 
 
 @pytest.fixture

@@ -10,8 +10,10 @@ from pydantic import SecretStr
 from pressroom.channels.adapters import adapter_for
 from pressroom.config import Settings
 from pressroom.providers.adapter import ChannelContext
-from pressroom.providers.facebook import CONNECTOR, FacebookAdapter
-from pressroom.providers.registry import CONNECTORS, configured_providers
+from pressroom.providers.facebook import CONNECTOR
+from pressroom.providers.facebook import FacebookAdapter
+from pressroom.providers.registry import CONNECTORS
+from pressroom.providers.registry import configured_providers
 from pressroom.runtime import Runtime
 
 

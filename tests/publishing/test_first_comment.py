@@ -14,14 +14,12 @@ from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    create_post,
-    events_of,
-    get_post,
-    post_body,
-    publications_of,
-    publish_all_due,
-)
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publications_of
+from tests.posts.factories import publish_all_due
 
 
 @pytest.fixture

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -16,18 +18,17 @@ from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
 from pressroom.publishing.heartbeat import Heartbeat
-from pressroom.publishing.worker import WORKER_ID, publish_due_targets
+from pressroom.publishing.worker import WORKER_ID
+from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    claim_as,
-    create_post,
-    expire_leases,
-    get_post,
-    post_body,
-    publications_of,
-)
+from tests.posts.factories import claim_as
+from tests.posts.factories import create_post
+from tests.posts.factories import expire_leases
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publications_of
 
 LEASE_SECONDS = 2.0
 

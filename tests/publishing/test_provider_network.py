@@ -9,7 +9,8 @@ import pytest
 
 from pressroom.kit.outbound.api import build_api_client as build_provider_client
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import RefusedDestination, transport_failure
+from pressroom.providers.http import RefusedDestination
+from pressroom.providers.http import transport_failure
 from pressroom.providers.mastodon.adapter import verify_credentials
 
 

@@ -8,18 +8,17 @@ from __future__ import annotations
 import base64
 import socket
 import ssl
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from pressroom.kit.outbound.api import build_api_client
 from pressroom.kit.outbound.proxy import ProxyRoutes
-from pressroom.kit.outbound.transport import (
-    PinnedNetworkBackend,
-    RefusedDestination,
-    make_delivery_client,
-)
+from pressroom.kit.outbound.transport import PinnedNetworkBackend
+from pressroom.kit.outbound.transport import RefusedDestination
+from pressroom.kit.outbound.transport import make_delivery_client
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.mastodon.adapter import verify_credentials
 from tests.publishing.forward_proxy import ForwardProxy

@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
@@ -22,20 +25,18 @@ from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    claim_as,
-    create_post,
-    events_of,
-    expire_leases,
-    future,
-    get_post,
-    iso,
-    make_due,
-    post_body,
-    publications_of,
-    publish_all_due,
-    publish_as,
-)
+from tests.posts.factories import claim_as
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import expire_leases
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import iso
+from tests.posts.factories import make_due
+from tests.posts.factories import post_body
+from tests.posts.factories import publications_of
+from tests.posts.factories import publish_all_due
+from tests.posts.factories import publish_as
 
 
 @pytest.fixture

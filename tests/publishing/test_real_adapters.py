@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -27,9 +28,14 @@ from pressroom.media.service import storage_for
 from pressroom.providers.registry import configured_providers
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
-from tests.adapters.support import multipart_parts, png_bytes
+from tests.adapters.support import multipart_parts
+from tests.adapters.support import png_bytes
 from tests.factories import Tenant
-from tests.posts.factories import add_media, create_post, events_of, get_post, post_body
+from tests.posts.factories import add_media
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
 
 SERVICE = "https://bsky.social"
 PDS = "https://morel.us-east.host.bsky.network"

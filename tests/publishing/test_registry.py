@@ -17,11 +17,9 @@ from pressroom.config import Settings
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.mastodon.adapter import MastodonAdapter
-from pressroom.providers.registry import (
-    UnconfiguredAdapter,
-    configured_providers,
-    x_app,
-)
+from pressroom.providers.registry import UnconfiguredAdapter
+from pressroom.providers.registry import configured_providers
+from pressroom.providers.registry import x_app
 from pressroom.providers.sandbox.adapter import SandboxAdapter
 from pressroom.providers.x import XAdapter
 from pressroom.runtime import Runtime

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -12,12 +14,13 @@ from sqlalchemy import select
 from pressroom.channels.adapters import adapter_for
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
-from pressroom.providers.adapter import ChannelContext, ProviderError, PublishRequest
-from pressroom.providers.registry import (
-    UnconfiguredAdapter,
-    configured_providers,
-)
-from pressroom.providers.sandbox.adapter import SandboxAdapter, simulated_metrics
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.registry import UnconfiguredAdapter
+from pressroom.providers.registry import configured_providers
+from pressroom.providers.sandbox.adapter import SandboxAdapter
+from pressroom.providers.sandbox.adapter import simulated_metrics
 from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
 

@@ -9,7 +9,8 @@ post is never sent to a network again; a copy made by a publish in flight is rep
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 
 import httpx
 import pytest
@@ -18,26 +19,25 @@ from sqlalchemy import select
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.posts.models import PostTarget
-from pressroom.providers.adapter import ProviderError, PublishResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishResult
 from pressroom.publishing.queue import Outcome
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
-from tests.posts.factories import (
-    claim_as,
-    create_post,
-    events_of,
-    expire_leases,
-    future,
-    get_post,
-    make_due,
-    patch_post,
-    post_body,
-    publications_of,
-    publish_all_due,
-    publish_as,
-    record_as,
-)
+from tests.posts.factories import claim_as
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import expire_leases
+from tests.posts.factories import future
+from tests.posts.factories import get_post
+from tests.posts.factories import make_due
+from tests.posts.factories import patch_post
+from tests.posts.factories import post_body
+from tests.posts.factories import publications_of
+from tests.posts.factories import publish_all_due
+from tests.posts.factories import publish_as
+from tests.posts.factories import record_as
 
 
 @pytest.fixture

@@ -10,8 +10,10 @@ from pydantic import SecretStr
 from pressroom.channels.adapters import adapter_for
 from pressroom.config import Settings
 from pressroom.providers.adapter import ChannelContext
-from pressroom.providers.registry import CONNECTORS, configured_providers
-from pressroom.providers.tiktok import CONNECTOR, TikTokAdapter
+from pressroom.providers.registry import CONNECTORS
+from pressroom.providers.registry import configured_providers
+from pressroom.providers.tiktok import CONNECTOR
+from pressroom.providers.tiktok import TikTokAdapter
 from pressroom.runtime import Runtime
 
 

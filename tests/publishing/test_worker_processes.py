@@ -11,11 +11,13 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.auth.service import Principal
 from pressroom.db import unit_of_work
@@ -26,7 +28,8 @@ from pressroom.providers.sandbox.models import SandboxPublication
 from pressroom.runtime import Runtime
 from tests import servers
 from tests.channels.factories import connect_channel
-from tests.factories import SERVER_KEY, Tenant
+from tests.factories import SERVER_KEY
+from tests.factories import Tenant
 from tests.posts.factories import insert_scheduled_posts
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]

@@ -23,9 +23,16 @@ from pressroom.providers.registry import configured_providers
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from tests.adapters.support import png_bytes
-from tests.adapters.youtube_support import SESSION_URI, UPLOAD, VIDEO_ID, google_error
+from tests.adapters.youtube_support import SESSION_URI
+from tests.adapters.youtube_support import UPLOAD
+from tests.adapters.youtube_support import VIDEO_ID
+from tests.adapters.youtube_support import google_error
 from tests.factories import Tenant
-from tests.posts.factories import add_media, create_post, events_of, get_post, post_body
+from tests.posts.factories import add_media
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import get_post
+from tests.posts.factories import post_body
 
 THUMBNAIL_URL = "https://www.googleapis.com/upload/youtube/v3/thumbnails/set"
 ACCESS = "ya29.publisher-access-token"

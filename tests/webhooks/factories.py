@@ -5,19 +5,23 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable
+from collections.abc import Callable
+from typing import Any
+from typing import TypeVar
 
 import httpx
 from sqlalchemy import update
 
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from pressroom.webhooks.models import Delivery, Event
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import Event
 from pressroom.webhooks.outbox import emit_event
 from tests.factories import Tenant
 
-from .receiver import RecordedRequest, WebhookReceiver
+from .receiver import RecordedRequest
+from .receiver import WebhookReceiver
 
 T = TypeVar("T")
 

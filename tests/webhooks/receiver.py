@@ -24,10 +24,12 @@ import tempfile
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any
+from typing import Self
 
 import trustme
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import email.utils
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import pytest
 
-from pressroom.webhooks.attempt import (
-    JITTER,
-    MAX_RETRY_AFTER_SECONDS,
-    AttemptResult,
-    ClaimedDelivery,
-    classify_status,
-    next_state,
-    parse_retry_after,
-)
+from pressroom.webhooks.attempt import JITTER
+from pressroom.webhooks.attempt import MAX_RETRY_AFTER_SECONDS
+from pressroom.webhooks.attempt import AttemptResult
+from pressroom.webhooks.attempt import ClaimedDelivery
+from pressroom.webhooks.attempt import classify_status
+from pressroom.webhooks.attempt import next_state
+from pressroom.webhooks.attempt import parse_retry_after
 from pressroom.webhooks.worker import DeliveryWorker
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

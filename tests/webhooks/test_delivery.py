@@ -16,29 +16,31 @@ from typing import Any
 import httpx
 import pytest
 import standardwebhooks
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
-from pressroom.webhooks import WebhookVerificationError, verify
-from pressroom.webhooks.models import Delivery, DeliveryAttempt
+from pressroom.webhooks import WebhookVerificationError
+from pressroom.webhooks import verify
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import DeliveryAttempt
 from pressroom.webhooks.outbox import emit_event
 from pressroom.webhooks.worker import IN_FLIGHT_PER_ENDPOINT
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 
 from .conftest import TIMEOUT_SECONDS
-from .factories import (
-    create_endpoint,
-    emit,
-    eventually,
-    get_delivery,
-    requests_arriving,
-    requests_to,
-    settled_delivery,
-    unique_path,
-)
-from .receiver import RecordedRequest, WebhookReceiver
+from .factories import create_endpoint
+from .factories import emit
+from .factories import eventually
+from .factories import get_delivery
+from .factories import requests_arriving
+from .factories import requests_to
+from .factories import settled_delivery
+from .factories import unique_path
+from .receiver import RecordedRequest
+from .receiver import WebhookReceiver
 
 pytestmark = pytest.mark.usefixtures("worker")
 

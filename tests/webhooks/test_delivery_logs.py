@@ -11,7 +11,10 @@ import pytest
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 
-from .factories import create_endpoint, emit, settled_delivery, unique_path
+from .factories import create_endpoint
+from .factories import emit
+from .factories import settled_delivery
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 DELIVERY_FIELDS = {

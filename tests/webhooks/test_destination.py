@@ -7,14 +7,12 @@ import logging
 
 import pytest
 
-from pressroom.kit.outbound.destination import (
-    DestinationBlocked,
-    check_destination_url,
-    is_public_address,
-    parse_resolve_overrides,
-    pick_vetted_address,
-    resolve_destination,
-)
+from pressroom.kit.outbound.destination import DestinationBlocked
+from pressroom.kit.outbound.destination import check_destination_url
+from pressroom.kit.outbound.destination import is_public_address
+from pressroom.kit.outbound.destination import parse_resolve_overrides
+from pressroom.kit.outbound.destination import pick_vetted_address
+from pressroom.kit.outbound.destination import resolve_destination
 
 HOSTILE = [
     # scheme

@@ -13,7 +13,8 @@ from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.webhooks.models import WebhookEndpoint
 from pressroom.webhooks.outbox import EVENT_TYPES
-from tests.factories import Tenant, add_member_with_key
+from tests.factories import Tenant
+from tests.factories import add_member_with_key
 
 from .factories import create_endpoint
 from .test_destination import HOSTILE

@@ -11,7 +11,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
+from referencing import Registry
+from referencing import Resource
 from referencing.jsonschema import DRAFT202012
 
 from pressroom.channels import service as channels
@@ -21,8 +22,13 @@ from pressroom.webhooks.outbox import EVENT_TYPES
 from tests.channels.factories import connect_channel
 from tests.factories import Tenant
 from tests.media.api import upload
-from tests.media.factories import FormPart, png_bytes
-from tests.posts.factories import create_post, events_of, future, post_body, publish_all_due
+from tests.media.factories import FormPart
+from tests.media.factories import png_bytes
+from tests.posts.factories import create_post
+from tests.posts.factories import events_of
+from tests.posts.factories import future
+from tests.posts.factories import post_body
+from tests.posts.factories import publish_all_due
 
 from .factories import create_endpoint
 

@@ -15,14 +15,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func
+from sqlalchemy import insert
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 from pressroom.runtime import Runtime
-from pressroom.webhooks.models import Delivery, Event
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import Event
 from pressroom.webhooks.outbox import event_body
 from tests import servers
 from tests.factories import Tenant

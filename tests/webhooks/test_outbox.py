@@ -8,18 +8,28 @@ import uuid
 
 import httpx
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import func
+from sqlalchemy import insert
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
 from pressroom.webhooks import repository
-from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
-from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, EVENT_TYPES, emit_event
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import Event
+from pressroom.webhooks.models import WebhookEndpoint
+from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
+from pressroom.webhooks.outbox import EVENT_TYPES
+from pressroom.webhooks.outbox import emit_event
 from tests.factories import Tenant
 
-from .factories import create_endpoint, emit, requests_to, settled_delivery, unique_path
+from .factories import create_endpoint
+from .factories import emit
+from .factories import requests_to
+from .factories import settled_delivery
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 

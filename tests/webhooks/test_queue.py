@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
 from pressroom.webhooks import queue
-from pressroom.webhooks.attempt import AttemptResult, ClaimedDelivery
+from pressroom.webhooks.attempt import AttemptResult
+from pressroom.webhooks.attempt import ClaimedDelivery
 from pressroom.webhooks.models import DeliveryAttempt
 from tests.factories import Tenant
 
-from .factories import create_endpoint, emit, get_delivery, settle_queue
+from .factories import create_endpoint
+from .factories import emit
+from .factories import get_delivery
+from .factories import settle_queue
 
 
 @pytest.fixture(params=["claim", "claim_due"])

@@ -20,16 +20,14 @@ from pressroom.webhooks.outbox import emit_event
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 
-from .factories import (
-    create_endpoint,
-    emit,
-    eventually,
-    get_delivery,
-    requests_arriving,
-    requests_to,
-    settled_delivery,
-    unique_path,
-)
+from .factories import create_endpoint
+from .factories import emit
+from .factories import eventually
+from .factories import get_delivery
+from .factories import requests_arriving
+from .factories import requests_to
+from .factories import settled_delivery
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 

@@ -3,34 +3,34 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
 from pressroom.runtime import Runtime
 from pressroom.webhooks import retention
-from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import DeliveryAttempt
+from pressroom.webhooks.models import Event
 from pressroom.webhooks.outbox import emit_event
-from pressroom.webhooks.retention import (
-    expire_deliveries,
-    purge_expired,
-    purge_grace,
-    sweep_webhooks,
-)
+from pressroom.webhooks.retention import expire_deliveries
+from pressroom.webhooks.retention import purge_expired
+from pressroom.webhooks.retention import purge_grace
+from pressroom.webhooks.retention import sweep_webhooks
 from tests.factories import Tenant
 
-from .factories import (
-    create_endpoint,
-    emit,
-    get_delivery,
-    requests_to,
-    settled_delivery,
-    unique_path,
-)
+from .factories import create_endpoint
+from .factories import emit
+from .factories import get_delivery
+from .factories import requests_to
+from .factories import settled_delivery
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 

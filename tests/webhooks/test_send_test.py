@@ -7,7 +7,8 @@ import uuid
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
@@ -15,7 +16,10 @@ from pressroom.webhooks import verify
 from pressroom.webhooks.models import Event
 from tests.factories import Tenant
 
-from .factories import create_endpoint, requests_arriving, settled_delivery, unique_path
+from .factories import create_endpoint
+from .factories import requests_arriving
+from .factories import settled_delivery
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 TEST_BODY = {"event": "webhook.test.v1"}

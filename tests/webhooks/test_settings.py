@@ -4,7 +4,8 @@ through the production client."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -20,16 +21,14 @@ from pressroom.workers.loops import webhook_loops
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 
-from .factories import (
-    create_endpoint,
-    emit,
-    eventually,
-    get_delivery,
-    requests_arriving,
-    settle_queue,
-    settled_delivery,
-    unique_path,
-)
+from .factories import create_endpoint
+from .factories import emit
+from .factories import eventually
+from .factories import get_delivery
+from .factories import requests_arriving
+from .factories import settle_queue
+from .factories import settled_delivery
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 WEBHOOK_VARIABLES = (

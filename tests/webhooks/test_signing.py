@@ -8,21 +8,20 @@ import hmac
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import standardwebhooks
 
-from pressroom.webhooks.signing import (
-    WebhookVerificationError,
-    generate_secret,
-    secret_key,
-    sign,
-    signature_header,
-    verify,
-)
+from pressroom.webhooks.signing import WebhookVerificationError
+from pressroom.webhooks.signing import generate_secret
+from pressroom.webhooks.signing import secret_key
+from pressroom.webhooks.signing import sign
+from pressroom.webhooks.signing import signature_header
+from pressroom.webhooks.signing import verify
 
 KEY = bytes(range(32))
 SECRET = "whsec_" + base64.b64encode(KEY).decode()

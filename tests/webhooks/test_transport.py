@@ -12,8 +12,10 @@ import httpx
 import pytest
 
 from pressroom.kit.outbound.destination import DestinationBlocked
-from pressroom.kit.outbound.stream import COALESCED_BYTES, ConnectionStream
-from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
+from pressroom.kit.outbound.stream import COALESCED_BYTES
+from pressroom.kit.outbound.stream import ConnectionStream
+from pressroom.kit.outbound.transport import DeliveryClient
+from pressroom.kit.outbound.transport import make_delivery_client
 
 from .receiver import WebhookReceiver
 

@@ -16,7 +16,11 @@ from pressroom.workers import loops as worker_module
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
 
-from .factories import create_endpoint, emit, requests_arriving, settle_queue, unique_path
+from .factories import create_endpoint
+from .factories import emit
+from .factories import requests_arriving
+from .factories import settle_queue
+from .factories import unique_path
 from .receiver import WebhookReceiver
 
 # Far longer than the test may take: only a wake can explain a prompt delivery.

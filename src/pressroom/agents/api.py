@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
+from typing import Any
 from urllib.parse import quote
 
 import httpx

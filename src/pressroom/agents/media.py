@@ -8,7 +8,8 @@ import contextlib
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from pathlib import PurePosixPath
 from typing import IO
 from urllib.parse import urlsplit
 

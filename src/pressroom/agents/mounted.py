@@ -13,10 +13,14 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.types import Receive, Scope, Send
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
 
 from pressroom.agents.api import Api
-from pressroom.agents.server import PressroomAgent, build_server, options_from
+from pressroom.agents.server import PressroomAgent
+from pressroom.agents.server import build_server
+from pressroom.agents.server import options_from
 from pressroom.http.middleware import bearer_credential
 from pressroom.http.problems import problem_response
 from pressroom.kit.errors import PressroomError

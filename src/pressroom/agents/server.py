@@ -8,26 +8,32 @@ With `PRESSROOM_MCP_READ_ONLY=true` write tools are neither listed nor run."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
 
 from pressroom.agents import confirmation
-from pressroom.agents.api import Answer, Api, MissingArgument
-from pressroom.agents.media import MediaPolicy, MediaRefused, filename_of, opened
-from pressroom.agents.prompts import CAMPAIGN, campaign_messages
-from pressroom.agents.tools import (
-    CONFIRMATION,
-    CURRENT_STATE,
-    PREFLIGHT,
-    Operation,
-    describe,
-    operations,
-    with_definitions,
-)
+from pressroom.agents.api import Answer
+from pressroom.agents.api import Api
+from pressroom.agents.api import MissingArgument
+from pressroom.agents.media import MediaPolicy
+from pressroom.agents.media import MediaRefused
+from pressroom.agents.media import filename_of
+from pressroom.agents.media import opened
+from pressroom.agents.prompts import CAMPAIGN
+from pressroom.agents.prompts import campaign_messages
+from pressroom.agents.tools import CONFIRMATION
+from pressroom.agents.tools import CURRENT_STATE
+from pressroom.agents.tools import PREFLIGHT
+from pressroom.agents.tools import Operation
+from pressroom.agents.tools import describe
+from pressroom.agents.tools import operations
+from pressroom.agents.tools import with_definitions
 from pressroom.config import Settings
 
 UPLOAD = "uploadMedia"

@@ -9,7 +9,9 @@ import httpx
 from mcp.server.stdio import stdio_server
 
 from pressroom.agents.api import Api
-from pressroom.agents.server import AgentOptions, PressroomAgent, build_server
+from pressroom.agents.server import AgentOptions
+from pressroom.agents.server import PressroomAgent
+from pressroom.agents.server import build_server
 
 # Uploads and analytics reports can take a while; the API bounds its own work.
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)

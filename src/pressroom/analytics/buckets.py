@@ -12,8 +12,13 @@ last bucket is that single instant, `start == end`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
-from typing import Final, Literal
+from datetime import UTC
+from datetime import date
+from datetime import datetime
+from datetime import time
+from datetime import timedelta
+from typing import Final
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from pressroom.analytics.comparison import TimeRange

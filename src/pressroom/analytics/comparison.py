@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import calendar
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Final, Literal
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
+from typing import Final
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 # The presets a client may name; `custom` is also the one reported when comparisonStart and

@@ -10,12 +10,17 @@ from __future__ import annotations
 import math
 import random
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.analytics.importer import ImportedLine, ImportedPost, connected_channels, store
+from pressroom.analytics.importer import ImportedLine
+from pressroom.analytics.importer import ImportedPost
+from pressroom.analytics.importer import connected_channels
+from pressroom.analytics.importer import store
 from pressroom.channels import service as channels_service
 from pressroom.channels.models import Channel
 from pressroom.kit.clock import utcnow

@@ -11,7 +11,8 @@ It lives in analytics because that is the lowest domain that may call every serv
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from sqlalchemy.ext.asyncio import AsyncSession
 

@@ -9,11 +9,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Integer, Select, String, cast, literal, null, select, union_all
+from sqlalchemy import Integer
+from sqlalchemy import Select
+from sqlalchemy import String
+from sqlalchemy import cast
+from sqlalchemy import literal
+from sqlalchemy import null
+from sqlalchemy import select
+from sqlalchemy import union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import channels, posts, tags, targets, topics
+from pressroom.analytics.query import channels
+from pressroom.analytics.query import posts
+from pressroom.analytics.query import tags
+from pressroom.analytics.query import targets
+from pressroom.analytics.query import topics
 
 
 @dataclass(frozen=True)

@@ -14,25 +14,36 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from pydantic import Field, ValidationError
-from sqlalchemy import insert, select
+from pydantic import Field
+from pydantic import ValidationError
+from sqlalchemy import insert
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.analytics.metrics import DERIVED_METRICS, RAW_METRICS
-from pressroom.analytics.recording import Observation, record
+from pressroom.analytics.metrics import DERIVED_METRICS
+from pressroom.analytics.metrics import RAW_METRICS
+from pressroom.analytics.recording import Observation
+from pressroom.analytics.recording import record
 from pressroom.channels.models import Channel
 from pressroom.http.problems import field_name
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
-from pressroom.kit.schema import APIInput, AwareDatetime
+from pressroom.kit.schema import APIInput
+from pressroom.kit.schema import AwareDatetime
 from pressroom.posts.checks import check_labels
-from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
-from pressroom.posts.schemas import MAX_LABELS, MAX_TEXT_LENGTH
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
+from pressroom.posts.schemas import MAX_LABELS
+from pressroom.posts.schemas import MAX_TEXT_LENGTH
 from pressroom.providers.declarations import DECLARATIONS
 
 # Errors reported at most (the first ones; a file with a systematic mistake has thousands).

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Final, Literal, get_args
+from collections.abc import Iterable
+from collections.abc import Mapping
+from typing import Final
+from typing import Literal
+from typing import get_args
 
 # What networks report, one column each in the metric tables (contract section 9).
 RawMetric = Literal[

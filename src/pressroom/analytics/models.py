@@ -12,11 +12,20 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, SmallInteger, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import BigInteger
+from sqlalchemy import ForeignKey
+from sqlalchemy import Index
+from sqlalchemy import Integer
+from sqlalchemy import SmallInteger
+from sqlalchemy import String
+from sqlalchemy import Text
+from sqlalchemy.orm import Mapped
+from sqlalchemy.orm import mapped_column
 
-from pressroom.db import Base, IdMixin
-from pressroom.posts.models import Post, PostTarget
+from pressroom.db import Base
+from pressroom.db import IdMixin
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 
 SNAPSHOT_SOURCES = ("poller", "import")
 

@@ -12,18 +12,35 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated
+from typing import Any
+from typing import Final
+from typing import Literal
 from zoneinfo import ZoneInfo
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends
+from fastapi import Query
+from fastapi import Request
 
 from pressroom.analytics import parsing
-from pressroom.analytics.buckets import Bucket, Grouping, buckets_for, resolve_grouping
-from pressroom.analytics.comparison import CUSTOM, Comparison, Preset, TimeRange, comparison_for
-from pressroom.analytics.metrics import METRICS, Metric
-from pressroom.analytics.parsing import CONTENT_KINDS, MAX_LIST_VALUES, UUID_TEXT, FieldErrors
+from pressroom.analytics.buckets import Bucket
+from pressroom.analytics.buckets import Grouping
+from pressroom.analytics.buckets import buckets_for
+from pressroom.analytics.buckets import resolve_grouping
+from pressroom.analytics.comparison import CUSTOM
+from pressroom.analytics.comparison import Comparison
+from pressroom.analytics.comparison import Preset
+from pressroom.analytics.comparison import TimeRange
+from pressroom.analytics.comparison import comparison_for
+from pressroom.analytics.metrics import METRICS
+from pressroom.analytics.metrics import Metric
+from pressroom.analytics.parsing import CONTENT_KINDS
+from pressroom.analytics.parsing import MAX_LIST_VALUES
+from pressroom.analytics.parsing import UUID_TEXT
+from pressroom.analytics.parsing import FieldErrors
 from pressroom.kit.errors import validation_error
-from pressroom.kit.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from pressroom.kit.pagination import DEFAULT_PAGE_SIZE
+from pressroom.kit.pagination import MAX_PAGE_SIZE
 
 SortField = Literal["publishedAt", Metric]
 SortOrder = Literal["asc", "desc"]

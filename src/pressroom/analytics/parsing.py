@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection, Sequence
-from datetime import UTC, datetime
+from collections.abc import Collection
+from collections.abc import Sequence
+from datetime import UTC
+from datetime import datetime
 from functools import lru_cache
 from typing import Final
-from zoneinfo import ZoneInfo, available_timezones
+from zoneinfo import ZoneInfo
+from zoneinfo import available_timezones
 
-from pressroom.analytics.comparison import CUSTOM, MAX_RANGE, TimeRange
+from pressroom.analytics.comparison import CUSTOM
+from pressroom.analytics.comparison import MAX_RANGE
+from pressroom.analytics.comparison import TimeRange
 from pressroom.analytics.metrics import METRICS
 from pressroom.kit.errors import FieldError
 from pressroom.providers.declarations import DECLARATIONS

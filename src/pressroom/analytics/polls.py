@@ -7,23 +7,30 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
-from sqlalchemy import and_, case, exists, func, or_, select, update
+from sqlalchemy import and_
+from sqlalchemy import case
+from sqlalchemy import exists
+from sqlalchemy import func
+from sqlalchemy import or_
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.analytics.models import MetricChannelState, MetricPoll
-from pressroom.analytics.schedule import (
-    POLL_HORIZON,
-    channel_pause,
-    first_poll_at,
-    next_poll_at,
-)
+from pressroom.analytics.models import MetricChannelState
+from pressroom.analytics.models import MetricPoll
+from pressroom.analytics.schedule import POLL_HORIZON
+from pressroom.analytics.schedule import channel_pause
+from pressroom.analytics.schedule import first_poll_at
+from pressroom.analytics.schedule import next_poll_at
 from pressroom.channels.models import Channel
 from pressroom.db import dialect_name
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 
 # Targets followed per discovery; a discovery that fills it is repeated on the next batch.
 DISCOVERY_LIMIT = 5000

@@ -37,34 +37,37 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    CTE,
-    ColumnElement,
-    Float,
-    FromClause,
-    Integer,
-    Select,
-    String,
-    and_,
-    cast,
-    exists,
-    func,
-    literal,
-    null,
-    nulls_last,
-    select,
-    text,
-    union_all,
-)
+from sqlalchemy import CTE
+from sqlalchemy import ColumnElement
+from sqlalchemy import Float
+from sqlalchemy import FromClause
+from sqlalchemy import Integer
+from sqlalchemy import Select
+from sqlalchemy import String
+from sqlalchemy import and_
+from sqlalchemy import cast
+from sqlalchemy import exists
+from sqlalchemy import func
+from sqlalchemy import literal
+from sqlalchemy import null
+from sqlalchemy import nulls_last
+from sqlalchemy import select
+from sqlalchemy import text
+from sqlalchemy import union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS
-from pressroom.analytics.models import AnalyticsFact, TargetMetrics
+from pressroom.analytics.metrics import ENGAGEMENT_PARTS
+from pressroom.analytics.metrics import RAW_METRICS
+from pressroom.analytics.models import AnalyticsFact
+from pressroom.analytics.models import TargetMetrics
 from pressroom.analytics.params import AnalyticsQuery
 from pressroom.channels.models import Channel
 from pressroom.db import UTCDateTime
 from pressroom.kit.schema import as_utc
-from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
 from pressroom.runtime import Runtime
 
 targets = PostTarget.__table__

@@ -8,18 +8,21 @@ history but does not roll the latest values back."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert
+from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.analytics.metrics import RAW_METRICS
-from pressroom.analytics.models import MetricSnapshot, TargetMetrics
+from pressroom.analytics.models import MetricSnapshot
+from pressroom.analytics.models import TargetMetrics
 from pressroom.analytics.rollups import refresh_recorded
 from pressroom.db import dialect_name
 from pressroom.kit.ids import uuid7

@@ -6,30 +6,34 @@ from __future__ import annotations
 import uuid
 from typing import Final
 
-from pressroom.analytics.details import PageDetails, run_details, usable_channel_ids
-from pressroom.analytics.metrics import RAW_METRICS, MetricValue, derive, select_metrics
+from pressroom.analytics.details import PageDetails
+from pressroom.analytics.details import run_details
+from pressroom.analytics.details import usable_channel_ids
+from pressroom.analytics.metrics import RAW_METRICS
+from pressroom.analytics.metrics import MetricValue
+from pressroom.analytics.metrics import derive
+from pressroom.analytics.metrics import select_metrics
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import (
-    CURRENT,
-    PREVIOUS,
-    AggregateRow,
-    report_connection,
-    run_aggregates,
-)
+from pressroom.analytics.query import CURRENT
+from pressroom.analytics.query import PREVIOUS
+from pressroom.analytics.query import AggregateRow
+from pressroom.analytics.query import report_connection
+from pressroom.analytics.query import run_aggregates
 from pressroom.analytics.rollup_query import run_rollups
-from pressroom.analytics.rollups import APPLY_IN_REQUEST, apply_log, pending
-from pressroom.analytics.schemas import (
-    AnalyticsBreakdowns,
-    AnalyticsComparison,
-    AnalyticsPostPage,
-    AnalyticsRange,
-    AnalyticsReport,
-    BreakdownRow,
-    MetricTotal,
-    PostPerformance,
-    TimeseriesBucket,
-)
-from pressroom.kit.errors import FieldError, validation_error
+from pressroom.analytics.rollups import APPLY_IN_REQUEST
+from pressroom.analytics.rollups import apply_log
+from pressroom.analytics.rollups import pending
+from pressroom.analytics.schemas import AnalyticsBreakdowns
+from pressroom.analytics.schemas import AnalyticsComparison
+from pressroom.analytics.schemas import AnalyticsPostPage
+from pressroom.analytics.schemas import AnalyticsRange
+from pressroom.analytics.schemas import AnalyticsReport
+from pressroom.analytics.schemas import BreakdownRow
+from pressroom.analytics.schemas import MetricTotal
+from pressroom.analytics.schemas import PostPerformance
+from pressroom.analytics.schemas import TimeseriesBucket
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import validation_error
 from pressroom.runtime import Runtime
 
 APPROVAL_LABELS: Final = {

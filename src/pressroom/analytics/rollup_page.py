@@ -5,17 +5,26 @@ few posts crossing its ends."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, cast, func, nulls_last, select
+from sqlalchemy import Float
+from sqlalchemy import cast
+from sqlalchemy import func
+from sqlalchemy import nulls_last
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pressroom.analytics.metrics import ENGAGEMENT_PARTS, RAW_METRICS, derive
+from pressroom.analytics.metrics import ENGAGEMENT_PARTS
+from pressroom.analytics.metrics import RAW_METRICS
+from pressroom.analytics.metrics import derive
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import CURRENT, AggregateRow
-from pressroom.analytics.rollups import Fact, post_facts
+from pressroom.analytics.query import CURRENT
+from pressroom.analytics.query import AggregateRow
+from pressroom.analytics.rollups import Fact
+from pressroom.analytics.rollups import post_facts
 from pressroom.kit.schema import as_utc
 
 

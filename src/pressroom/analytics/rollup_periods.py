@@ -6,21 +6,22 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import CURRENT, PREVIOUS
-from pressroom.analytics.rollups import (
-    DAY,
-    DAY_GRAIN,
-    HOUR,
-    HOUR_GRAIN,
-    MONTH_GRAIN,
-    day_of,
-    hour_of,
-    month_of,
-    next_month,
-)
+from pressroom.analytics.query import CURRENT
+from pressroom.analytics.query import PREVIOUS
+from pressroom.analytics.rollups import DAY
+from pressroom.analytics.rollups import DAY_GRAIN
+from pressroom.analytics.rollups import HOUR
+from pressroom.analytics.rollups import HOUR_GRAIN
+from pressroom.analytics.rollups import MONTH_GRAIN
+from pressroom.analytics.rollups import day_of
+from pressroom.analytics.rollups import hour_of
+from pressroom.analytics.rollups import month_of
+from pressroom.analytics.rollups import next_month
 
 
 @dataclass(frozen=True)

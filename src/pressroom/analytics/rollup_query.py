@@ -25,47 +25,48 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import timedelta
-from typing import Any, Final
+from typing import Any
+from typing import Final
 
-from sqlalchemy import (
-    Integer,
-    SmallInteger,
-    String,
-    and_,
-    case,
-    func,
-    literal,
-    or_,
-    select,
-    text,
-    union_all,
-)
+from sqlalchemy import Integer
+from sqlalchemy import SmallInteger
+from sqlalchemy import String
+from sqlalchemy import and_
+from sqlalchemy import case
+from sqlalchemy import func
+from sqlalchemy import literal
+from sqlalchemy import or_
+from sqlalchemy import select
+from sqlalchemy import text
+from sqlalchemy import union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pressroom.analytics.metrics import RAW_METRICS
 from pressroom.analytics.params import AnalyticsQuery
-from pressroom.analytics.query import (
-    CURRENT,
-    PREVIOUS,
-    AggregateRow,
-    run_aggregates,
-    tags,
-    topics,
-)
-from pressroom.analytics.rollup_page import Straddlers, page_rows
-from pressroom.analytics.rollup_periods import (
-    BREAKDOWNS,
-    FACTS,
-    SERIES,
-    Period,
-    Piece,
-    periods_of,
-    pieces_of,
-    shift,
-)
-from pressroom.analytics.rollups import Fact, dirty, fact_from_row, facts, rollups
+from pressroom.analytics.query import CURRENT
+from pressroom.analytics.query import PREVIOUS
+from pressroom.analytics.query import AggregateRow
+from pressroom.analytics.query import run_aggregates
+from pressroom.analytics.query import tags
+from pressroom.analytics.query import topics
+from pressroom.analytics.rollup_page import Straddlers
+from pressroom.analytics.rollup_page import page_rows
+from pressroom.analytics.rollup_periods import BREAKDOWNS
+from pressroom.analytics.rollup_periods import FACTS
+from pressroom.analytics.rollup_periods import SERIES
+from pressroom.analytics.rollup_periods import Period
+from pressroom.analytics.rollup_periods import Piece
+from pressroom.analytics.rollup_periods import periods_of
+from pressroom.analytics.rollup_periods import pieces_of
+from pressroom.analytics.rollup_periods import shift
+from pressroom.analytics.rollups import Fact
+from pressroom.analytics.rollups import dirty
+from pressroom.analytics.rollups import fact_from_row
+from pressroom.analytics.rollups import facts
+from pressroom.analytics.rollups import rollups
 
 SECTIONS: Final = {
     "all": "totals",

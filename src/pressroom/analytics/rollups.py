@@ -16,28 +16,42 @@ import hashlib
 import json
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any, Final, cast
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
+from typing import Any
+from typing import Final
+from typing import cast
 
-from sqlalchemy import Table, delete, func, insert, select, text
+from sqlalchemy import Table
+from sqlalchemy import delete
+from sqlalchemy import func
+from sqlalchemy import insert
+from sqlalchemy import select
+from sqlalchemy import text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.analytics.metrics import RAW_METRICS
-from pressroom.analytics.models import (
-    AnalyticsDirty,
-    AnalyticsFact,
-    AnalyticsPostFact,
-    AnalyticsRollup,
-    TargetMetrics,
-)
-from pressroom.db import dialect_name, unit_of_work
+from pressroom.analytics.models import AnalyticsDirty
+from pressroom.analytics.models import AnalyticsFact
+from pressroom.analytics.models import AnalyticsPostFact
+from pressroom.analytics.models import AnalyticsRollup
+from pressroom.analytics.models import TargetMetrics
+from pressroom.db import dialect_name
+from pressroom.db import unit_of_work
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.schema import as_utc
-from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
 from pressroom.runtime import Runtime
 
 HOUR: Final = timedelta(hours=1)

@@ -8,7 +8,8 @@ from pressroom.analytics.params import AnalyticsParams
 from pressroom.analytics.report import build_report
 from pressroom.analytics.schemas import AnalyticsReport
 from pressroom.http.access import AnalyticsRead
-from pressroom.http.routing import PressroomRoute, RuntimeDep
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Analytics"])
 

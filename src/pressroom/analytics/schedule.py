@@ -18,7 +18,8 @@ is longer (up to a day). Polls of a paused channel wait; the first success reset
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from typing import Final
 
 POLL_STEPS: Final = (

@@ -7,7 +7,8 @@ import uuid
 from pydantic import Field
 
 from pressroom.analytics.metrics import MetricValue
-from pressroom.kit.schema import APIModel, UTCDatetime
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import UTCDatetime
 
 
 class AnalyticsRange(APIModel):

@@ -22,19 +22,24 @@ import socket
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.analytics import polls
 from pressroom.analytics.polls import DuePoll
-from pressroom.analytics.recording import Observation, clean_values, record
+from pressroom.analytics.recording import Observation
+from pressroom.analytics.recording import clean_values
+from pressroom.analytics.recording import record
 from pressroom.analytics.schedule import POLL_HORIZON
 from pressroom.channels import service as channels
 from pressroom.channels.adapters import adapter_for
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.providers.adapter import ChannelContext, ProviderAdapter, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderAdapter
+from pressroom.providers.adapter import ProviderError
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,8 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import distinct, select
+from sqlalchemy import distinct
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.audit.models import AuditEntry

@@ -6,18 +6,28 @@ import functools
 import hashlib
 import json
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
-from sqlalchemy import Insert, Select, Update, bindparam, insert, select, update
+from sqlalchemy import Insert
+from sqlalchemy import Select
+from sqlalchemy import Update
+from sqlalchemy import bindparam
+from sqlalchemy import insert
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.audit.models import AuditEntry, AuditHead
+from pressroom.audit.models import AuditEntry
+from pressroom.audit.models import AuditHead
 from pressroom.audit.redaction import redact
-from pressroom.db import dialect_name, table_of
+from pressroom.db import dialect_name
+from pressroom.db import table_of
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 from pressroom.kit.schema import format_utc

@@ -7,10 +7,15 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import ForeignKey
+from sqlalchemy import String
+from sqlalchemy import UniqueConstraint
+from sqlalchemy.orm import Mapped
+from sqlalchemy.orm import mapped_column
 
-from pressroom.db import Base, IdMixin, TimestampMixin
+from pressroom.db import Base
+from pressroom.db import IdMixin
+from pressroom.db import TimestampMixin
 
 ROLES = ("owner", "admin", "member")
 

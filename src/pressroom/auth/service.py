@@ -7,14 +7,19 @@ import secrets
 import sqlite3
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import bindparam, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy import bindparam
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.auth.models import ApiKey, Member, Organization
+from pressroom.auth.models import ApiKey
+from pressroom.auth.models import Member
+from pressroom.auth.models import Organization
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key

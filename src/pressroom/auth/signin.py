@@ -8,16 +8,25 @@ from __future__ import annotations
 import secrets
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete
+from sqlalchemy import or_
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.auth.models import ApiKey, ConsoleSession, Member, Organization, SignInLink
+from pressroom.auth.models import ApiKey
+from pressroom.auth.models import ConsoleSession
+from pressroom.auth.models import Member
+from pressroom.auth.models import Organization
+from pressroom.auth.models import SignInLink
 from pressroom.auth.scopes import SCOPES
-from pressroom.auth.service import Principal, principal_from_row
+from pressroom.auth.service import Principal
+from pressroom.auth.service import principal_from_row
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.schema import as_utc

@@ -18,18 +18,17 @@ from pressroom.db import unit_of_work
 from pressroom.media import service as media
 from pressroom.media.links import public_url_maker
 from pressroom.providers import registry
-from pressroom.providers.adapter import (
-    ChannelContext,
-    LimitsAdapter,
-    MediaItem,
-    ProviderAdapter,
-    ProviderError,
-    Revocation,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import LimitsAdapter
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderAdapter
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import Revocation
 from pressroom.providers.bluesky.media import MediaDimensions
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.credentials import CredentialsChanged
-from pressroom.providers.http import MediaLookup, MediaReader
+from pressroom.providers.http import MediaLookup
+from pressroom.providers.http import MediaReader
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

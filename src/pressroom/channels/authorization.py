@@ -27,21 +27,28 @@ import ipaddress
 import json
 import secrets
 import uuid
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import datetime
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
-from pressroom.channels import oauth_grants, repository
+from pressroom.channels import oauth_grants
+from pressroom.channels import repository
 from pressroom.channels import service as channels
 from pressroom.channels.adapters import with_limits
-from pressroom.channels.models import Channel, ChannelAuthorization
+from pressroom.channels.models import Channel
+from pressroom.channels.models import ChannelAuthorization
 from pressroom.config import Settings
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
+from pressroom.kit.errors import validation_error
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.declarations import PROVIDER_IDS

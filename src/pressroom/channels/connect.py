@@ -11,11 +11,20 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Sequence
-from typing import Annotated, Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Annotated
+from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlencode
+from urllib.parse import urlsplit
+from urllib.parse import urlunsplit
 
-from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi import APIRouter
+from fastapi import Path
+from fastapi import Query
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.responses import JSONResponse
+from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from pressroom.audit import service as audit
@@ -23,12 +32,20 @@ from pressroom.audit.service import Actor
 from pressroom.channels import authorization
 from pressroom.channels import service as channels
 from pressroom.channels.authorization import ClaimedAuthorization
-from pressroom.channels.schemas import Channel, ChannelBatch, ConnectionStart, ConnectionStarted
+from pressroom.channels.schemas import Channel
+from pressroom.channels.schemas import ChannelBatch
+from pressroom.channels.schemas import ConnectionStart
+from pressroom.channels.schemas import ConnectionStarted
 from pressroom.db import unit_of_work
 from pressroom.http.access import ChannelsWrite
 from pressroom.http.problems import error_responses
-from pressroom.http.routing import Audit, DocumentedRoute, PressroomRoute, RuntimeDep, UnitOfWork
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.http.routing import Audit
+from pressroom.http.routing import DocumentedRoute
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import UnitOfWork
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
 from pressroom.kit.schema import format_utc
 from pressroom.providers.declarations import PROVIDER_IDS
 from pressroom.providers.registry import CONNECTORS

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from pressroom.audit import service as audit
-from pressroom.channels import service, verification
+from pressroom.channels import service
+from pressroom.channels import verification
 from pressroom.channels.adapters import with_limits
 from pressroom.channels.models import Channel
 from pressroom.config import Settings

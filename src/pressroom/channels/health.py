@@ -19,11 +19,15 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from pressroom.channels import repository, service
-from pressroom.channels.adapters import adapter_for, read_limits
+from pressroom.channels import repository
+from pressroom.channels import service
+from pressroom.channels.adapters import adapter_for
+from pressroom.channels.adapters import read_limits
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.providers.adapter import ChannelContext, HealthResult, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -12,17 +12,21 @@ accounts it grants (the steps of channels/authorization.py that talk to the netw
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from pressroom.channels import repository
 from pressroom.channels import service as channels
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
 from pressroom.providers import registry
 from pressroom.providers import x as x_oauth
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import ConnectedAccount, OAuthApp, oauth_app
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import oauth_app
 from pressroom.providers.mastodon import oauth as mastodon_oauth
 from pressroom.providers.mastodon.oauth import MastodonApp
 from pressroom.providers.x.oauth import new_code_verifier

@@ -5,21 +5,29 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Collection
-from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from datetime import datetime
+from datetime import timedelta
+from typing import Any
+from typing import TypeVar
 
-from sqlalchemy import Select, bindparam, delete, or_, select, update
+from sqlalchemy import Select
+from sqlalchemy import bindparam
+from sqlalchemy import delete
+from sqlalchemy import or_
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.channels.models import (
-    Channel,
-    ChannelAuthorization,
-    CredentialRevocation,
-    MastodonApp,
-)
-from pressroom.db import IdMixin, dialect_name, one_row, rows_by_id
+from pressroom.channels.models import Channel
+from pressroom.channels.models import ChannelAuthorization
+from pressroom.channels.models import CredentialRevocation
+from pressroom.channels.models import MastodonApp
+from pressroom.db import IdMixin
+from pressroom.db import dialect_name
+from pressroom.db import one_row
+from pressroom.db import rows_by_id
 from pressroom.kit.ids import uuid7
 
 # A row of a table that is a queue (it has an id).

@@ -5,14 +5,21 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
+from fastapi import Path
 
 from pressroom.channels import service
 from pressroom.channels.disconnecting import disconnect_channel as disconnect
-from pressroom.channels.schemas import Channel, DeletedChannel
-from pressroom.http.access import ChannelsRead, ChannelsWrite
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
-from pressroom.kit.pagination import Collection, Pagination
+from pressroom.channels.schemas import Channel
+from pressroom.channels.schemas import DeletedChannel
+from pressroom.http.access import ChannelsRead
+from pressroom.http.access import ChannelsWrite
+from pressroom.http.routing import Audit
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import Session
+from pressroom.kit.pagination import Collection
+from pressroom.kit.pagination import Pagination
 
 ChannelId = Annotated[uuid.UUID, Path(alias="channelId", description="The channel's id.")]
 

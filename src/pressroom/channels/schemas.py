@@ -7,7 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from pressroom.kit.schema import APIInput, APIModel, UTCDatetime
+from pressroom.kit.schema import APIInput
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import UTCDatetime
 
 HealthState = Literal["healthy", "degraded", "reconnect_required"]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +22,17 @@ from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import found
-from pressroom.kit.pagination import PageParams, paginate
-from pressroom.providers.adapter import ChannelContext, HealthResult, ProviderError
-from pressroom.providers.connection import ConnectedAccount, missing_app_settings
+from pressroom.kit.pagination import PageParams
+from pressroom.kit.pagination import paginate
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import missing_app_settings
 from pressroom.providers.declarations import PROVIDER_IDS
-from pressroom.providers.registry import CONNECTORS, configured_providers, revoked_at_provider
+from pressroom.providers.registry import CONNECTORS
+from pressroom.providers.registry import configured_providers
+from pressroom.providers.registry import revoked_at_provider
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import emit
 

@@ -18,17 +18,22 @@ stores the result through `channels.service.connect`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import httpx
 
 from pressroom.config import Settings
-from pressroom.providers import bluesky, x
+from pressroom.providers import bluesky
+from pressroom.providers import x
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import ConnectedAccount, OAuthConnector, oauth_app
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthConnector
+from pressroom.providers.connection import oauth_app
 from pressroom.providers.mastodon import adapter as mastodon
 from pressroom.providers.mastodon.oauth import check_instance_url
-from pressroom.providers.registry import CONNECTORS, x_app
+from pressroom.providers.registry import CONNECTORS
+from pressroom.providers.registry import x_app
 
 # Providers connected on the command line with credentials, and the options each takes;
 # every provider in registry.CONNECTORS also takes an access token (`accepted_options`).

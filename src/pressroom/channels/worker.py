@@ -20,7 +20,8 @@ import os
 import secrets
 import socket
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -29,7 +30,9 @@ from pressroom.channels.adapters import revoke_credentials
 from pressroom.channels.models import CredentialRevocation
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.providers.adapter import ChannelContext, ProviderError, Revocation
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import Revocation
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

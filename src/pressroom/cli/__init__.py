@@ -6,9 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
+from typing import Any
+from typing import TypeVar
 
 import typer
 from pydantic import ValidationError
@@ -17,9 +21,11 @@ from typer.core import TyperArgument
 
 from pressroom.audit import service as audit
 from pressroom.auth import service as auth
-from pressroom.auth.scopes import SCOPES, parse_scopes
+from pressroom.auth.scopes import SCOPES
+from pressroom.auth.scopes import parse_scopes
 from pressroom.config import Settings
-from pressroom.db import migrate, unit_of_work
+from pressroom.db import migrate
+from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.server_key import ServerKeyMismatch
 from pressroom.tenant import service as tenant
@@ -428,11 +434,9 @@ def channels_connect(
     (nothing is stored if the provider refuses); a token that reaches several accounts (a
     Facebook user's Pages) connects one channel each and prints `ids` too. The sandbox, and any
     provider with --simulated, need no credentials."""
-    from pressroom.channels.connecting import (
-        ConnectRequest,
-        SecretOption,
-        connect_from_command_line,
-    )
+    from pressroom.channels.connecting import ConnectRequest
+    from pressroom.channels.connecting import SecretOption
+    from pressroom.channels.connecting import connect_from_command_line
 
     request = ConnectRequest(
         provider=provider,
@@ -458,7 +462,11 @@ def channels_connect(
 
 
 # These modules' commands register themselves on the groups above.
-from pressroom.cli import agents, console, history, listing, serving  # noqa: E402
+from pressroom.cli import agents  # noqa: E402
+from pressroom.cli import console  # noqa: E402
+from pressroom.cli import history  # noqa: E402
+from pressroom.cli import listing  # noqa: E402
+from pressroom.cli import serving  # noqa: E402
 from pressroom.cli.serving import create_demo  # noqa: E402
 
 __all__ = ["agents", "app", "console", "create_demo", "history", "listing", "main", "serving"]

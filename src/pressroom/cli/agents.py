@@ -9,7 +9,9 @@ from typing import Annotated
 import httpx
 import typer
 
-from pressroom.cli import _fail, _settings, app
+from pressroom.cli import _fail
+from pressroom.cli import _settings
+from pressroom.cli import app
 from pressroom.kit.logs import configure_logging
 
 

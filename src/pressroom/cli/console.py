@@ -10,7 +10,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.audit import service as audit
 from pressroom.auth import signin
-from pressroom.cli import Change, JsonFlag, OrgOption, _emit, _run_recorded, _uuid, members_app
+from pressroom.cli import Change
+from pressroom.cli import JsonFlag
+from pressroom.cli import OrgOption
+from pressroom.cli import _emit
+from pressroom.cli import _run_recorded
+from pressroom.cli import _uuid
+from pressroom.cli import members_app
 from pressroom.runtime import Runtime
 
 

@@ -3,26 +3,27 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, TextIO
+from typing import Annotated
+from typing import Any
+from typing import TextIO
 
 import typer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.cli import (
-    Change,
-    CommandError,
-    JsonFlag,
-    OrgOption,
-    _emit,
-    _fail,
-    _progress,
-    _run,
-    _run_recorded,
-    _uuid,
-    analytics_app,
-)
+from pressroom.cli import Change
+from pressroom.cli import CommandError
+from pressroom.cli import JsonFlag
+from pressroom.cli import OrgOption
+from pressroom.cli import _emit
+from pressroom.cli import _fail
+from pressroom.cli import _progress
+from pressroom.cli import _run
+from pressroom.cli import _run_recorded
+from pressroom.cli import _uuid
+from pressroom.cli import analytics_app
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant
@@ -44,7 +45,8 @@ def analytics_import(
 ) -> None:
     """Import published history with its metrics; all lines or none. Progress goes to stderr.
     --demo adds nothing to an organization that already has published history (and says so)."""
-    from pressroom.analytics.demo import create_demo_history, has_history
+    from pressroom.analytics.demo import create_demo_history
+    from pressroom.analytics.demo import has_history
     from pressroom.analytics.importer import import_history
 
     if (file is None) == (not demo):
@@ -112,7 +114,8 @@ def analytics_rebuild(org: OrgOption, as_json: JsonFlag = False) -> None:
     """Recompute the organization's report rollups from its published posts, in one
     transaction (reports keep answering from the old rows until it commits). A progress bar
     goes to stderr."""
-    from pressroom.analytics.rollups import count_posts, rebuild
+    from pressroom.analytics.rollups import count_posts
+    from pressroom.analytics.rollups import rebuild
 
     async def work(runtime: Runtime) -> int:
         org_id = _uuid(org, "--org")
@@ -131,7 +134,8 @@ def analytics_rebuild(org: OrgOption, as_json: JsonFlag = False) -> None:
 def apply_rollup_logs() -> None:
     """After `db upgrade`: apply every organization's log of report changes (the migration
     that adds the rollups fills it with every published post)."""
-    from pressroom.analytics.rollups import apply_waiting_logs, organizations_with_log
+    from pressroom.analytics.rollups import apply_waiting_logs
+    from pressroom.analytics.rollups import organizations_with_log
 
     async def work(runtime: Runtime) -> None:
         async with unit_of_work(runtime.sessions) as session:

@@ -4,20 +4,19 @@ stored, and not even those are shown)."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
 import typer
 
 from pressroom.auth import service as auth
-from pressroom.cli import (
-    JsonFlag,
-    OrgOption,
-    _run,
-    _uuid,
-    keys_app,
-    members_app,
-    orgs_app,
-)
+from pressroom.cli import JsonFlag
+from pressroom.cli import OrgOption
+from pressroom.cli import _run
+from pressroom.cli import _uuid
+from pressroom.cli import keys_app
+from pressroom.cli import members_app
+from pressroom.cli import orgs_app
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 from pressroom.tenant import service as tenant

@@ -6,23 +6,24 @@ import asyncio
 import contextlib
 import socket
 import sys
-from collections.abc import Callable, Iterator
-from typing import Annotated, Any
+from collections.abc import Callable
+from collections.abc import Iterator
+from typing import Annotated
+from typing import Any
 
 import typer
 
-from pressroom.cli import (
-    JsonFlag,
-    _emit,
-    _fail,
-    _progress,
-    _runtime,
-    _settings,
-    _with_runtime,
-    app,
-)
+from pressroom.cli import JsonFlag
+from pressroom.cli import _emit
+from pressroom.cli import _fail
+from pressroom.cli import _progress
+from pressroom.cli import _runtime
+from pressroom.cli import _settings
+from pressroom.cli import _with_runtime
+from pressroom.cli import app
 from pressroom.cli.supervise import READY_LINE
-from pressroom.db import migrate, unit_of_work
+from pressroom.db import migrate
+from pressroom.db import unit_of_work
 from pressroom.kit.logs import configure_logging
 from pressroom.runtime import Runtime
 
@@ -115,7 +116,8 @@ def _host_workers(application: Any, runtime: Runtime) -> None:
     the API; without cross-process notifications (SQLite) the API forwards its wake-ups."""
     from functools import partial
 
-    from pressroom.cli.supervise import WorkerProcess, with_worker_process
+    from pressroom.cli.supervise import WorkerProcess
+    from pressroom.cli.supervise import with_worker_process
     from pressroom.workers.loops import default_loops
 
     workers = WorkerProcess()

@@ -19,8 +19,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from contextlib import asynccontextmanager
 from typing import Any
 
 log = logging.getLogger("pressroom.workers")

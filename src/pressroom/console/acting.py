@@ -7,15 +7,21 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
-from starlette.responses import RedirectResponse, Response
+from fastapi import APIRouter
+from fastapi import Depends
+from fastapi import Request
+from starlette.responses import RedirectResponse
+from starlette.responses import Response
 
 from pressroom.console.api import Answer
 from pressroom.console.rendering import render
-from pressroom.console.sessions import Visitor, check_csrf, visitor
+from pressroom.console.sessions import Visitor
+from pressroom.console.sessions import check_csrf
+from pressroom.console.sessions import visitor
 
 Person = Annotated[Visitor, Depends(visitor)]
 

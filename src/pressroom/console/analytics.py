@@ -8,17 +8,26 @@ the same way (`groupBy` of the first answer), so the two lines share their x axi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date
+from datetime import datetime
+from datetime import time
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
+from fastapi import Request
 from starlette.responses import Response
 
 from pressroom.analytics.metrics import METRICS
-from pressroom.console.acting import Person, query_text, refused
+from pressroom.console.acting import Person
+from pressroom.console.acting import query_text
+from pressroom.console.acting import refused
 from pressroom.console.api import ConsoleApi
-from pressroom.console.rendering import parse_time, render, time_zone, zone_names
+from pressroom.console.rendering import parse_time
+from pressroom.console.rendering import render
+from pressroom.console.rendering import time_zone
+from pressroom.console.rendering import zone_names
 
 router = APIRouter(prefix="/console/analytics", include_in_schema=False)
 

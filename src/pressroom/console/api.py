@@ -3,12 +3,17 @@ signed-in person (the principal travels in the ASGI scope, never as a key)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import httpx
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
 
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal

@@ -9,10 +9,14 @@ stored: already redacted, never a secret."""
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime, time, timedelta
+from datetime import date
+from datetime import datetime
+from datetime import time
+from datetime import timedelta
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
+from fastapi import Request
 from sqlalchemy import select
 from starlette.responses import Response
 
@@ -20,8 +24,11 @@ from pressroom.audit import reading
 from pressroom.audit import service as ledger
 from pressroom.audit.models import AuditEntry
 from pressroom.auth.models import Member
-from pressroom.console.acting import Person, form_fields, query_text
-from pressroom.console.rendering import render, time_zone
+from pressroom.console.acting import Person
+from pressroom.console.acting import form_fields
+from pressroom.console.acting import query_text
+from pressroom.console.rendering import render
+from pressroom.console.rendering import time_zone
 from pressroom.console.sessions import Visitor
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime

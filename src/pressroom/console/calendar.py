@@ -3,7 +3,11 @@ UTC bounds to ask the API for, and the day each post falls on."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC
+from datetime import date
+from datetime import datetime
+from datetime import time
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 

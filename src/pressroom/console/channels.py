@@ -7,19 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
-from starlette.responses import RedirectResponse, Response
+from fastapi import APIRouter
+from fastapi import Request
+from starlette.responses import RedirectResponse
+from starlette.responses import Response
 
 from pressroom.channels.oauth_grants import connected_through_oauth
-from pressroom.console.acting import (
-    Person,
-    Removal,
-    add_removal,
-    first,
-    form_fields,
-    query_text,
-    refused,
-)
+from pressroom.console.acting import Person
+from pressroom.console.acting import Removal
+from pressroom.console.acting import add_removal
+from pressroom.console.acting import first
+from pressroom.console.acting import form_fields
+from pressroom.console.acting import query_text
+from pressroom.console.acting import refused
 from pressroom.console.rendering import render
 from pressroom.console.sessions import Visitor
 from pressroom.providers.declarations import PROVIDER_IDS

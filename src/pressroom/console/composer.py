@@ -4,16 +4,23 @@ from the library or uploaded with a progress bar, then a draft, a schedule or pu
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
+from fastapi import Depends
+from fastapi import Request
 from starlette.datastructures import FormData
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse
+from starlette.responses import Response
 
 from pressroom.console.overview import channel_names
 from pressroom.console.preflight import live_counts
-from pressroom.console.rendering import render, time_zone
-from pressroom.console.sessions import Visitor, check_csrf, visitor
+from pressroom.console.rendering import render
+from pressroom.console.rendering import time_zone
+from pressroom.console.sessions import Visitor
+from pressroom.console.sessions import check_csrf
+from pressroom.console.sessions import visitor
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 Person = Annotated[Visitor, Depends(visitor)]

@@ -7,18 +7,20 @@ from __future__ import annotations
 import uuid
 from operator import itemgetter
 
-from fastapi import APIRouter, Request
-from starlette.responses import HTMLResponse, Response
+from fastapi import APIRouter
+from fastapi import Request
+from starlette.responses import HTMLResponse
+from starlette.responses import Response
 
-from pressroom.console.acting import (
-    Person,
-    Removal,
-    add_removal,
-    query_text,
-    refused,
-)
-from pressroom.console.media import stream_upload, upload_refused
-from pressroom.console.rendering import TEMPLATES, render
+from pressroom.console.acting import Person
+from pressroom.console.acting import Removal
+from pressroom.console.acting import add_removal
+from pressroom.console.acting import query_text
+from pressroom.console.acting import refused
+from pressroom.console.media import stream_upload
+from pressroom.console.media import upload_refused
+from pressroom.console.rendering import TEMPLATES
+from pressroom.console.rendering import render
 
 router = APIRouter(prefix="/console/media", include_in_schema=False)
 # Assets the library shows (newest first).

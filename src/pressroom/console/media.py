@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
-from starlette.responses import HTMLResponse, Response
+from fastapi import APIRouter
+from fastapi import Depends
+from fastapi import Request
+from starlette.responses import HTMLResponse
+from starlette.responses import Response
 
 from pressroom.console.api import Answer
 from pressroom.console.rendering import TEMPLATES
-from pressroom.console.sessions import Visitor, check_csrf, visitor
+from pressroom.console.sessions import Visitor
+from pressroom.console.sessions import check_csrf
+from pressroom.console.sessions import visitor
 
 router = APIRouter(prefix="/console/media", include_in_schema=False)
 Person = Annotated[Visitor, Depends(visitor)]

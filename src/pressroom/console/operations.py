@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pressroom.console import analytics, audit, channels, library, webhooks
+from pressroom.console import analytics
+from pressroom.console import audit
+from pressroom.console import channels
+from pressroom.console import library
+from pressroom.console import webhooks
 
 OPERATIONS_ROUTERS: tuple[APIRouter, ...] = (
     webhooks.router,

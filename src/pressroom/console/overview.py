@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
+from fastapi import Depends
+from fastapi import Request
 from starlette.responses import Response
 
 from pressroom.console.api import ConsoleApi
 from pressroom.console.rendering import render
-from pressroom.console.sessions import Visitor, visitor
+from pressroom.console.sessions import Visitor
+from pressroom.console.sessions import visitor
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 Person = Annotated[Visitor, Depends(visitor)]

@@ -3,16 +3,30 @@ with filters, and each post with its targets; approval requests and decisions.""
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from typing import Annotated, Any, get_args
+from datetime import date
+from datetime import datetime
+from typing import Annotated
+from typing import Any
+from typing import get_args
 
-from fastapi import APIRouter, Depends, Form, Query, Request
-from starlette.responses import RedirectResponse, Response
+from fastapi import APIRouter
+from fastapi import Depends
+from fastapi import Form
+from fastapi import Query
+from fastapi import Request
+from starlette.responses import RedirectResponse
+from starlette.responses import Response
 
 from pressroom.console import calendar
-from pressroom.console.overview import ADVICE, channel_names
-from pressroom.console.rendering import TZ_COOKIE, render, time_zone, zone_names
-from pressroom.console.sessions import Visitor, check_csrf, visitor
+from pressroom.console.overview import ADVICE
+from pressroom.console.overview import channel_names
+from pressroom.console.rendering import TZ_COOKIE
+from pressroom.console.rendering import render
+from pressroom.console.rendering import time_zone
+from pressroom.console.rendering import zone_names
+from pressroom.console.sessions import Visitor
+from pressroom.console.sessions import check_csrf
+from pressroom.console.sessions import visitor
 from pressroom.posts.schemas import PostStatus
 
 router = APIRouter(prefix="/console/posts", include_in_schema=False)

@@ -4,7 +4,8 @@ problem createPost would refuse the post for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from pressroom.console.api import ConsoleApi

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfoNotFoundError
+from zoneinfo import available_timezones
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
+from fastapi import Request
 from starlette.requests import ClientDisconnect
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse
+from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 
-from pressroom.console import composer, media, overview, posts, signing_in
+from pressroom.console import composer
+from pressroom.console import media
+from pressroom.console import overview
+from pressroom.console import posts
+from pressroom.console import signing_in
 from pressroom.console.operations import OPERATIONS_ROUTERS
 from pressroom.console.rendering import render
-from pressroom.console.sessions import CsrfRefused, SignInRequired
+from pressroom.console.sessions import CsrfRefused
+from pressroom.console.sessions import SignInRequired
 
 _HERE = Path(__file__).parent
 

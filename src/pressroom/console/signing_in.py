@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import APIRouter
+from fastapi import Depends
+from fastapi import Form
+from fastapi import Query
+from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse
+from starlette.responses import Response
 
 from pressroom.audit import service as audit
 from pressroom.audit.service import Actor
 from pressroom.auth import signin
 from pressroom.console.rendering import render
-from pressroom.console.sessions import (
-    Visitor,
-    check_csrf,
-    check_origin,
-    clear_cookie,
-    set_cookie,
-    visitor,
-)
+from pressroom.console.sessions import Visitor
+from pressroom.console.sessions import check_csrf
+from pressroom.console.sessions import check_origin
+from pressroom.console.sessions import clear_cookie
+from pressroom.console.sessions import set_cookie
+from pressroom.console.sessions import visitor
 from pressroom.db import unit_of_work
 from pressroom.runtime import Runtime
 

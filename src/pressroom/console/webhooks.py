@@ -8,25 +8,26 @@ from __future__ import annotations
 
 import uuid
 from operator import itemgetter
-from typing import Any, get_args
+from typing import Any
+from typing import get_args
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
+from fastapi import Request
 from starlette.responses import Response
 
-from pressroom.console.acting import (
-    Person,
-    Removal,
-    add_removal,
-    done_or_refused,
-    first,
-    form_fields,
-    query_text,
-    refused,
-)
+from pressroom.console.acting import Person
+from pressroom.console.acting import Removal
+from pressroom.console.acting import add_removal
+from pressroom.console.acting import done_or_refused
+from pressroom.console.acting import first
+from pressroom.console.acting import form_fields
+from pressroom.console.acting import query_text
+from pressroom.console.acting import refused
 from pressroom.console.api import ConsoleApi
 from pressroom.console.rendering import render
 from pressroom.console.sessions import Visitor
-from pressroom.webhooks.schemas import DELIVERY_STATUSES, EventType
+from pressroom.webhooks.schemas import DELIVERY_STATUSES
+from pressroom.webhooks.schemas import EventType
 
 router = APIRouter(prefix="/console/webhooks", include_in_schema=False)
 

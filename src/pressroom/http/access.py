@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from collections.abc import Awaitable
+from collections.abc import Callable
+from typing import Annotated
+from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Depends
+from fastapi import Request
 
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal

@@ -18,19 +18,25 @@ import logging
 import math
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import async_sessionmaker
 from starlette.responses import Response
 
-from pressroom.db import dialect_name, unit_of_work
+from pressroom.db import dialect_name
+from pressroom.db import unit_of_work
 from pressroom.http.idempotency_models import IdempotencyRecord
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import PressroomError, field_error
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
 
 HEADER = "idempotency-key"
 # How long a claim lasts unless its request renews it: a crashed node's claim is taken over

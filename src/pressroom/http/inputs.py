@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import json
 from types import UnionType
-from typing import Any, Union, get_args, get_origin
+from typing import Any
+from typing import Union
+from typing import get_args
+from typing import get_origin
 
 from fastapi.dependencies.models import Dependant
 from fastapi.params import Form
 from starlette.requests import Request
 
-from pressroom.kit.errors import FieldError, PressroomError, field_error, validation_error
-from pressroom.kit.schema import NUL, NUL_MESSAGE, nul_places
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
+from pressroom.kit.errors import validation_error
+from pressroom.kit.schema import NUL
+from pressroom.kit.schema import NUL_MESSAGE
+from pressroom.kit.schema import nul_places
 
 # Enough to fix a request; a body of a million NUL strings does not get a million errors.
 MAX_REPORTED = 20

@@ -11,7 +11,10 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from pressroom.kit.errors import PROBLEMS, FieldError, PressroomError, validation_error
+from pressroom.kit.errors import PROBLEMS
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import validation_error
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}

@@ -7,28 +7,33 @@ import contextlib
 import inspect
 import json
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
+from collections.abc import Coroutine
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Depends
+from fastapi import Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from pressroom.audit import service as audit
-from pressroom.audit.service import Actor, AuditNote
+from pressroom.audit.service import Actor
+from pressroom.audit.service import AuditNote
 from pressroom.auth.service import Principal
 from pressroom.db import unit_of_work
-from pressroom.http import idempotency, inputs
-from pressroom.http.access import (
-    BodyRoleCheck,
-    body_role_check_of,
-    check_access,
-    requirements_of,
-)
-from pressroom.http.problems import as_problem, error_responses, problem_response
+from pressroom.http import idempotency
+from pressroom.http import inputs
+from pressroom.http.access import BodyRoleCheck
+from pressroom.http.access import body_role_check_of
+from pressroom.http.access import check_access
+from pressroom.http.access import requirements_of
+from pressroom.http.problems import as_problem
+from pressroom.http.problems import error_responses
+from pressroom.http.problems import problem_response
 from pressroom.kit.errors import field_error
 from pressroom.runtime import Runtime
 

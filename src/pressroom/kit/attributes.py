@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from pydantic import BaseModel
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import TypeVar
 
 # Each code's status, title and the explanation served at /problems/{code}.
 PROBLEMS: dict[str, tuple[int, str, str]] = {

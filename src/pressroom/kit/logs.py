@@ -13,9 +13,11 @@ import re
 import sys
 import traceback
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
-from sqlalchemy.exc import SQLAlchemyError, StatementError
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import StatementError
 
 _SECRET = re.compile(r"(prk_[A-Za-z0-9_-]{20,}|whsec_[A-Za-z0-9+/=]{20,}|Bearer\s+\S+)")
 # Modules of the database drivers and of SQLAlchemy's adapters around them.

@@ -9,16 +9,24 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Generic, Self, TypeVar
+from typing import Annotated
+from typing import Any
+from typing import Generic
+from typing import Self
+from typing import TypeVar
 
-from fastapi import Depends, Query
+from fastapi import Depends
+from fastapi import Query
 from pydantic import Field
-from sqlalchemy import Select, tuple_
+from sqlalchemy import Select
+from sqlalchemy import tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import PressroomError, field_error
-from pressroom.kit.schema import APIModel, as_utc
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import as_utc
 
 T = TypeVar("T")
 MAX_PAGE_SIZE = 100

@@ -11,7 +11,8 @@ import math
 import time
 from dataclasses import dataclass
 
-from limits.aio.storage import RedisStorage, Storage
+from limits.aio.storage import RedisStorage
+from limits.aio.storage import Storage
 
 
 @dataclass(frozen=True)

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from typing import Annotated, Any, TypeVar
+from datetime import UTC
+from datetime import datetime
+from typing import Annotated
+from typing import Any
+from typing import TypeVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    GetJsonSchemaHandler,
-    PlainSerializer,
-    StrictInt,
-    WithJsonSchema,
-    field_validator,
-)
+from pydantic import AfterValidator
+from pydantic import BaseModel
+from pydantic import BeforeValidator
+from pydantic import ConfigDict
+from pydantic import GetJsonSchemaHandler
+from pydantic import PlainSerializer
+from pydantic import StrictInt
+from pydantic import WithJsonSchema
+from pydantic import field_validator
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError
+from pydantic_core import core_schema
 
 T = TypeVar("T")
 

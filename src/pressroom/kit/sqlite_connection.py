@@ -11,8 +11,11 @@ streamed in chunks) goes back for the rest. Errors and results are those of sqli
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import Any
+from typing import TypeVar
 
 import aiosqlite
 

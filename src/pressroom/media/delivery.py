@@ -11,7 +11,8 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
 
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
+from starlette.responses import StreamingResponse
 
 from pressroom.kit.errors import PressroomError
 from pressroom.media import service

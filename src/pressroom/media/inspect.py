@@ -32,8 +32,10 @@ from av.video.codeccontext import VideoCodecContext
 from av.video.stream import VideoStream
 from PIL import Image
 
-from pressroom.media.documents import UnreadableDocument, pdf_page_count
-from pressroom.media.sniff import MediaKind, Sniffed
+from pressroom.media.documents import UnreadableDocument
+from pressroom.media.documents import pdf_page_count
+from pressroom.media.sniff import MediaKind
+from pressroom.media.sniff import Sniffed
 from pressroom.metrics.instruments import MEDIA_INSPECTION
 
 # Contract section 7: more than 100 megapixels is a decompression bomb, for images and video frames.

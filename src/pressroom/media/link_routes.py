@@ -9,12 +9,17 @@ call it, networks do, with URLs Pressroom makes (README: Media).
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
+from fastapi import Request
 from starlette.responses import Response
 
 from pressroom.kit.errors import PressroomError
-from pressroom.media import links, service
-from pressroom.media.delivery import asset_response, etag_matches, etag_of, requested_range
+from pressroom.media import links
+from pressroom.media import service
+from pressroom.media.delivery import asset_response
+from pressroom.media.delivery import etag_matches
+from pressroom.media.delivery import etag_of
+from pressroom.media.delivery import requested_range
 from pressroom.runtime import Runtime
 
 router = APIRouter()

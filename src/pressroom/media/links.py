@@ -27,7 +27,8 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.outbound.destination import is_public_address
 from pressroom.media import service
-from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.http import PublicMediaUrl
 from pressroom.runtime import Runtime
 

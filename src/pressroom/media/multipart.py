@@ -24,16 +24,25 @@ import json
 import os
 import tempfile
 import unicodedata
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
+from typing import BinaryIO
 
 from python_multipart.exceptions import FormParserError
-from python_multipart.multipart import MultipartParser, MultipartState, parse_options_header
+from python_multipart.multipart import MultipartParser
+from python_multipart.multipart import MultipartState
+from python_multipart.multipart import parse_options_header
 
-from pressroom.kit.errors import FieldError, PressroomError, field_error
-from pressroom.media.sniff import HEAD_BYTES, MediaKind, Sniffed, sniff
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
+from pressroom.media.sniff import HEAD_BYTES
+from pressroom.media.sniff import MediaKind
+from pressroom.media.sniff import Sniffed
+from pressroom.media.sniff import sniff
 from pressroom.media.write_back import start_write_back
 
 if TYPE_CHECKING:

@@ -18,9 +18,12 @@ import anyio.to_thread
 import av
 from PIL import Image
 
-from pressroom.media.inspect import DEMUXERS, decoding_limiter
+from pressroom.media.inspect import DEMUXERS
+from pressroom.media.inspect import decoding_limiter
 from pressroom.media.models import MediaAsset
-from pressroom.media.service import decode_limits, open_media, staging_dir
+from pressroom.media.service import decode_limits
+from pressroom.media.service import open_media
+from pressroom.media.service import staging_dir
 from pressroom.runtime import Runtime
 
 PREVIEW_SIZE = 320

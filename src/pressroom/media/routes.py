@@ -5,42 +5,53 @@ from __future__ import annotations
 import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from collections.abc import Awaitable
+from collections.abc import Callable
+from typing import Annotated
+from typing import Any
 from urllib.parse import quote
 
 import anyio.to_thread
-from fastapi import APIRouter, Header, Path, Request
+from fastapi import APIRouter
+from fastapi import Header
+from fastapi import Path
+from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import ClientDisconnect
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
+from starlette.responses import StreamingResponse
 
 from pressroom.http import idempotency
-from pressroom.http.access import MediaRead, MediaWrite
+from pressroom.http.access import MediaRead
+from pressroom.http.access import MediaWrite
 from pressroom.http.problems import error_responses
-from pressroom.http.routing import (
-    Audit,
-    LazyUnitOfWork,
-    PressroomRoute,
-    RuntimeDep,
-    Session,
-    claim_idempotency,
-)
-from pressroom.kit.errors import PressroomError, field_error, not_found
-from pressroom.kit.pagination import Collection, Pagination
+from pressroom.http.routing import Audit
+from pressroom.http.routing import LazyUnitOfWork
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import Session
+from pressroom.http.routing import claim_idempotency
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import field_error
+from pressroom.kit.errors import not_found
+from pressroom.kit.pagination import Collection
+from pressroom.kit.pagination import Pagination
 from pressroom.media import service
-from pressroom.media.delivery import asset_response, etag_matches, etag_of
-from pressroom.media.multipart import (
-    FIELD_NAME,
-    UploadLimits,
-    canonical_digest,
-    discard_staged,
-    format_size,
-    read_upload,
-)
-from pressroom.media.preview import NoPreview, preview_of
-from pressroom.media.schemas import Media, MediaBatch
-from pressroom.media.upload import Uploader, accept_upload
+from pressroom.media.delivery import asset_response
+from pressroom.media.delivery import etag_matches
+from pressroom.media.delivery import etag_of
+from pressroom.media.multipart import FIELD_NAME
+from pressroom.media.multipart import UploadLimits
+from pressroom.media.multipart import canonical_digest
+from pressroom.media.multipart import discard_staged
+from pressroom.media.multipart import format_size
+from pressroom.media.multipart import read_upload
+from pressroom.media.preview import NoPreview
+from pressroom.media.preview import preview_of
+from pressroom.media.schemas import Media
+from pressroom.media.schemas import MediaBatch
+from pressroom.media.upload import Uploader
+from pressroom.media.upload import accept_upload
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Media"])

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 from pydantic import Field
 
-from pressroom.kit.schema import APIModel, UTCDatetime
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import UTCDatetime
 
 
 class Media(APIModel):

@@ -12,7 +12,8 @@ import functools
 import os
 import re
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import select
@@ -21,18 +22,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from pressroom.config import Settings
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.errors import found
-from pressroom.kit.pagination import PageParams, paginate
+from pressroom.kit.pagination import PageParams
+from pressroom.kit.pagination import paginate
 from pressroom.media import repository
 from pressroom.media.inspect import DecodeLimits
 from pressroom.media.models import MediaAsset
 from pressroom.media.multipart import UploadLimits
 from pressroom.media.sniff import MediaKind
-from pressroom.media.storage import (
-    S3_ENDPOINT_ENV,
-    LocalStorage,
-    MediaStorage,
-    storage_from_url,
-)
+from pressroom.media.storage import S3_ENDPOINT_ENV
+from pressroom.media.storage import LocalStorage
+from pressroom.media.storage import MediaStorage
+from pressroom.media.storage import storage_from_url
 from pressroom.providers.adapter import MediaItem
 from pressroom.providers.validation import MediaFacts
 from pressroom.runtime import Runtime

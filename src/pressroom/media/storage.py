@@ -10,12 +10,17 @@ import errno
 import itertools
 import os
 import shutil
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Protocol
-from urllib.parse import unquote, urlsplit
+from datetime import UTC
+from datetime import datetime
+from pathlib import Path
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+from typing import Protocol
+from urllib.parse import unquote
+from urllib.parse import urlsplit
 
 import anyio.to_thread
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -23,16 +25,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
-from pressroom.media.inspect import (
-    DecodeLimits,
-    MediaInfo,
-    UnprocessableMedia,
-    inspect_file_async,
-)
+from pressroom.media.inspect import DecodeLimits
+from pressroom.media.inspect import MediaInfo
+from pressroom.media.inspect import UnprocessableMedia
+from pressroom.media.inspect import inspect_file_async
 from pressroom.media.models import MediaAsset
-from pressroom.media.multipart import StagedFile, file_error
+from pressroom.media.multipart import StagedFile
+from pressroom.media.multipart import file_error
 from pressroom.media.schemas import media_json
-from pressroom.media.service import decode_limits, storage_for, storage_key
+from pressroom.media.service import decode_limits
+from pressroom.media.service import storage_for
+from pressroom.media.service import storage_key
 from pressroom.media.storage import MediaStorage
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import emit

@@ -15,14 +15,18 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 
 import anyio.to_thread
 
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.media.service import asset_id_of_key, staging_dir, storage_for, stored_keys
+from pressroom.media.service import asset_id_of_key
+from pressroom.media.service import staging_dir
+from pressroom.media.service import storage_for
+from pressroom.media.service import stored_keys
 from pressroom.media.storage import MediaStorage
 from pressroom.runtime import Runtime
 

@@ -11,9 +11,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
+from starlette.types import Message
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
 
-from pressroom.metrics.instruments import REQUEST_DURATION, REQUESTS
+from pressroom.metrics.instruments import REQUEST_DURATION
+from pressroom.metrics.instruments import REQUESTS
 
 UNMATCHED = "unmatched"
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
+from collections.abc import Mapping
 from typing import Any
 
 from alembic import context
-from alembic.runtime.migration import MigrationContext, MigrationInfo
+from alembic.runtime.migration import MigrationContext
+from alembic.runtime.migration import MigrationInfo
 from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine

@@ -9,7 +9,8 @@ from datetime import datetime
 from pressroom.auth.scopes import MANAGER_ROLES
 from pressroom.auth.service import Principal
 from pressroom.http.access import insufficient_role
-from pressroom.kit.errors import FieldError, PressroomError
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import PressroomError
 from pressroom.posts.models import Post
 from pressroom.posts.schemas import PostUpdate
 

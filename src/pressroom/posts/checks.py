@@ -7,7 +7,9 @@ field the client wrote (`tags[2]`, `scheduledAt`, `targets[1].text`, `mediaIds[0
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
+from collections.abc import Mapping
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,11 +17,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from pressroom.channels import service as channels
 from pressroom.kit.errors import FieldError
 from pressroom.media import service as media_service
-from pressroom.posts.drafts import ResolvedTarget, TargetDraft
+from pressroom.posts.drafts import ResolvedTarget
+from pressroom.posts.drafts import TargetDraft
 from pressroom.posts.schemas import MAX_LABEL_LENGTH
 from pressroom.providers.declarations import channel_declaration
 from pressroom.providers.schemas import ContentKind
-from pressroom.providers.validation import MediaFacts, option_media_ids, validate_target
+from pressroom.providers.validation import MediaFacts
+from pressroom.providers.validation import option_media_ids
+from pressroom.providers.validation import validate_target
 
 
 def check_labels(name: str, values: Sequence[str], *, allow_commas: bool) -> list[FieldError]:

@@ -10,11 +10,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import FieldError, validation_error
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import validation_error
 from pressroom.kit.ids import uuid7
-from pressroom.posts import repository, views
-from pressroom.posts.checks import check_labels, check_schedule, resolve_targets
-from pressroom.posts.drafts import ResolvedTarget, new_target, requested_draft
+from pressroom.posts import repository
+from pressroom.posts import views
+from pressroom.posts.checks import check_labels
+from pressroom.posts.checks import check_schedule
+from pressroom.posts.checks import resolve_targets
+from pressroom.posts.drafts import ResolvedTarget
+from pressroom.posts.drafts import new_target
+from pressroom.posts.drafts import requested_draft
 from pressroom.posts.lifecycle import apply_plan
 from pressroom.posts.models import Post
 from pressroom.posts.schemas import PostCreate

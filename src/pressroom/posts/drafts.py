@@ -4,7 +4,8 @@ channel and provider, and the stored target rows drafts become."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
@@ -12,8 +13,10 @@ from pressroom.channels.models import Channel
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.ids import uuid7
 from pressroom.posts import views
-from pressroom.posts.models import Post, PostTarget
-from pressroom.posts.schemas import TargetCreate, TargetUpdate
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
+from pressroom.posts.schemas import TargetCreate
+from pressroom.posts.schemas import TargetUpdate
 from pressroom.providers.schemas import ProviderDeclaration
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 
 # Targets a change of plan moves.
 MOVABLE = frozenset({"draft", "pending_approval", "scheduled"})

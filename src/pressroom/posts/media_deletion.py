@@ -5,19 +5,26 @@ media domain sits below the posts and knows nothing of them)."""
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated
+from typing import Literal
 
-from fastapi import APIRouter, Path
-from sqlalchemy import delete, select
+from fastapi import APIRouter
+from fastapi import Path
+from sqlalchemy import delete
+from sqlalchemy import select
 
 from pressroom.http.access import MediaWrite
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.http.routing import Audit
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import Session
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.schema import APIModel
 from pressroom.media import service as media
 from pressroom.media.models import MediaAsset
 from pressroom.media.preview import forget_preview
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Media"])
 MediaId = Annotated[uuid.UUID, Path(alias="mediaId", description="The asset's id.")]

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any
+from typing import get_args
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import Boolean
+from sqlalchemy import ForeignKey
+from sqlalchemy import Index
+from sqlalchemy import Integer
+from sqlalchemy import String
+from sqlalchemy import Text
+from sqlalchemy import text
+from sqlalchemy.orm import Mapped
+from sqlalchemy.orm import mapped_column
 
-from pressroom.db import Base, IdMixin, TimestampMixin
-from pressroom.posts.schemas import ApprovalStatus, PostStatus, TargetStatus
+from pressroom.db import Base
+from pressroom.db import IdMixin
+from pressroom.db import TimestampMixin
+from pressroom.posts.schemas import ApprovalStatus
+from pressroom.posts.schemas import PostStatus
+from pressroom.posts.schemas import TargetStatus
 
 # The statuses are declared once, as the wire types; these are the same lists as values.
 POST_STATUSES: tuple[str, ...] = get_args(PostStatus)

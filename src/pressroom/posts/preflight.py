@@ -13,21 +13,22 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import FieldError, validation_error
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import validation_error
 from pressroom.posts.creating import check_post
 from pressroom.posts.drafts import ResolvedTarget
-from pressroom.posts.schemas import (
-    FieldProblem,
-    MediaCheck,
-    PostCreate,
-    PostPreflight,
-    PreflightTarget,
-    TargetCreate,
-    TextLength,
-)
+from pressroom.posts.schemas import FieldProblem
+from pressroom.posts.schemas import MediaCheck
+from pressroom.posts.schemas import PostCreate
+from pressroom.posts.schemas import PostPreflight
+from pressroom.posts.schemas import PreflightTarget
+from pressroom.posts.schemas import TargetCreate
+from pressroom.posts.schemas import TextLength
 from pressroom.providers.schemas import ContentKind
-from pressroom.providers.text import count_links, count_utf8_bytes
-from pressroom.providers.validation import counted_with_text, rule_length
+from pressroom.providers.text import count_links
+from pressroom.providers.text import count_utf8_bytes
+from pressroom.providers.validation import counted_with_text
+from pressroom.providers.validation import rule_length
 from pressroom.runtime import Runtime
 
 

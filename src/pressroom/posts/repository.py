@@ -4,27 +4,34 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Collection, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Collection
+from collections.abc import Sequence
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Select,
-    bindparam,
-    delete,
-    exists,
-    func,
-    insert,
-    literal,
-    select,
-    union_all,
-)
+from sqlalchemy import ColumnElement
+from sqlalchemy import Select
+from sqlalchemy import bindparam
+from sqlalchemy import delete
+from sqlalchemy import exists
+from sqlalchemy import func
+from sqlalchemy import insert
+from sqlalchemy import literal
+from sqlalchemy import select
+from sqlalchemy import union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import BindParameter
 
-from pressroom.db import locked, one_row, rows_by_id, table_of
-from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.db import locked
+from pressroom.db import one_row
+from pressroom.db import rows_by_id
+from pressroom.db import table_of
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
 
 _LAST_MILLISECOND = datetime.max.replace(microsecond=999000, tzinfo=UTC)
 

@@ -5,34 +5,41 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Path, Query, Response
-from starlette.convertors import Convertor, register_url_convertor
+from fastapi import APIRouter
+from fastapi import Body
+from fastapi import Depends
+from fastapi import Path
+from fastapi import Query
+from fastapi import Response
+from starlette.convertors import Convertor
+from starlette.convertors import register_url_convertor
 
 from pressroom.auth.scopes import MANAGER_ROLES
-from pressroom.http.access import (
-    PostsRead,
-    PostsWrite,
-    insufficient_role,
-    manager_only_when,
-)
+from pressroom.http.access import PostsRead
+from pressroom.http.access import PostsWrite
+from pressroom.http.access import insufficient_role
+from pressroom.http.access import manager_only_when
 from pressroom.http.documents import document_response
 from pressroom.http.openapi import answer_examples
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
-from pressroom.kit.pagination import Collection, Pagination
+from pressroom.http.routing import Audit
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import Session
+from pressroom.kit.pagination import Collection
+from pressroom.kit.pagination import Pagination
 from pressroom.posts import service
 from pressroom.posts.approval import decides_approval
 from pressroom.posts.creating import create_post as create
 from pressroom.posts.preflight import preflight_post as preflight
-from pressroom.posts.preflight_examples import PREFLIGHT_EXAMPLES, PREFLIGHT_REQUEST_EXAMPLES
-from pressroom.posts.schemas import (
-    DeletedPost,
-    Post,
-    PostCreate,
-    PostPreflight,
-    PostStatus,
-    PostUpdate,
-    QueryTime,
-)
+from pressroom.posts.preflight_examples import PREFLIGHT_EXAMPLES
+from pressroom.posts.preflight_examples import PREFLIGHT_REQUEST_EXAMPLES
+from pressroom.posts.schemas import DeletedPost
+from pressroom.posts.schemas import Post
+from pressroom.posts.schemas import PostCreate
+from pressroom.posts.schemas import PostPreflight
+from pressroom.posts.schemas import PostStatus
+from pressroom.posts.schemas import PostUpdate
+from pressroom.posts.schemas import QueryTime
 from pressroom.posts.updating import update_post as update
 
 

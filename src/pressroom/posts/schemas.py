@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Annotated, Any, Literal
+from typing import Annotated
+from typing import Any
+from typing import Literal
 
-from pydantic import BeforeValidator, Field, StrictBool
+from pydantic import BeforeValidator
+from pydantic import Field
+from pydantic import StrictBool
 
-from pressroom.kit.schema import APIInput, APIModel, AwareDatetime, NotNull, UTCDatetime
+from pressroom.kit.schema import APIInput
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import AwareDatetime
+from pressroom.kit.schema import NotNull
+from pressroom.kit.schema import UTCDatetime
 from pressroom.providers.text import TextUnit
 
 PostStatus = Literal[

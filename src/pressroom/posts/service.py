@@ -7,18 +7,28 @@ queue (claiming due targets, recording outcomes) in publishing/queue.py."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import field_error, found
-from pressroom.kit.pagination import PageParams, paginate
-from pressroom.posts import repository, views
-from pressroom.posts.lifecycle import UNSETTLED, derive_status, place, set_error, stoppable
-from pressroom.posts.models import POST_STATUSES, Post, PostTarget
+from pressroom.kit.errors import field_error
+from pressroom.kit.errors import found
+from pressroom.kit.pagination import PageParams
+from pressroom.kit.pagination import paginate
+from pressroom.posts import repository
+from pressroom.posts import views
+from pressroom.posts.lifecycle import UNSETTLED
+from pressroom.posts.lifecycle import derive_status
+from pressroom.posts.lifecycle import place
+from pressroom.posts.lifecycle import set_error
+from pressroom.posts.lifecycle import stoppable
+from pressroom.posts.models import POST_STATUSES
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 from pressroom.posts.schemas import Post as PostOut
 from pressroom.runtime import Runtime
 from pressroom.webhooks import outbox

@@ -12,26 +12,31 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
 from pressroom.kit.clock import utcnow
-from pressroom.kit.errors import FieldError, PressroomError, found, validation_error
-from pressroom.posts import repository, views
-from pressroom.posts.approval import (
-    apply_approval,
-    approval_errors,
-    check_rejection,
-    check_requirement_change,
-    rejection_conflict,
-)
-from pressroom.posts.checks import check_labels, check_schedule, resolve_targets
-from pressroom.posts.drafts import (
-    ResolvedTarget,
-    TargetDraft,
-    merge_target,
-    new_target,
-    requested_draft,
-    stored_draft,
-)
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import PressroomError
+from pressroom.kit.errors import found
+from pressroom.kit.errors import validation_error
+from pressroom.posts import repository
+from pressroom.posts import views
+from pressroom.posts.approval import apply_approval
+from pressroom.posts.approval import approval_errors
+from pressroom.posts.approval import check_rejection
+from pressroom.posts.approval import check_requirement_change
+from pressroom.posts.approval import rejection_conflict
+from pressroom.posts.checks import check_labels
+from pressroom.posts.checks import check_schedule
+from pressroom.posts.checks import resolve_targets
+from pressroom.posts.drafts import ResolvedTarget
+from pressroom.posts.drafts import TargetDraft
+from pressroom.posts.drafts import merge_target
+from pressroom.posts.drafts import new_target
+from pressroom.posts.drafts import requested_draft
+from pressroom.posts.drafts import stored_draft
 from pressroom.posts.lifecycle import apply_plan
-from pressroom.posts.models import Post, PostTag, PostTarget, PostTopic
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTag
+from pressroom.posts.models import PostTarget
+from pressroom.posts.models import PostTopic
 from pressroom.posts.schemas import Post as PostOut
 from pressroom.posts.schemas import PostUpdate
 from pressroom.posts.service import announce

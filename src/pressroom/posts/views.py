@@ -11,7 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.kit.schema import format_utc
 from pressroom.posts import repository
-from pressroom.posts.models import Post, PostTarget
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
 
 # A post in its wire form: the JSON object getPost answers and the post events carry.
 PostView = dict[str, Any]

@@ -4,10 +4,18 @@ channel health check need from a social network, and how its failures are descri
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any
+from typing import Literal
+from typing import Protocol
+from typing import runtime_checkable
 
 # The actionable error codes of contract section 7 (Publishing), with whether a retry can
 # help. Adapters classify every provider failure into one of these.

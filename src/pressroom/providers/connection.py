@@ -11,9 +11,13 @@ Facebook's own dialog): each `ConnectedAccount` becomes one channel.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
+from typing import Protocol
 from urllib.parse import urlencode
 
 import httpx

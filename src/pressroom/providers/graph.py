@@ -25,7 +25,11 @@ import hmac
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -33,15 +37,15 @@ import httpx
 
 from pressroom.config import Settings
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import CodeFlowConnector, OAuthApp, api_version
-from pressroom.providers.http import (
-    rate_limited,
-    response_json,
-    retry_after_seconds,
-    safe_detail,
-    status_failure,
-    transport_failure,
-)
+from pressroom.providers.connection import CodeFlowConnector
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import api_version
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import retry_after_seconds
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.http import transport_failure
 
 FACEBOOK_GRAPH = "https://graph.facebook.com"
 

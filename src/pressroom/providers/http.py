@@ -16,18 +16,28 @@ import re
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterable
+from collections.abc import AsyncIterator
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 
 from pressroom.kit.logs import scrub
-from pressroom.kit.outbound.api import DEFAULT_TIMEOUT, USER_AGENT, tls_context
+from pressroom.kit.outbound.api import DEFAULT_TIMEOUT
+from pressroom.kit.outbound.api import USER_AGENT
+from pressroom.kit.outbound.api import tls_context
 from pressroom.kit.outbound.transport import RefusedDestination
-from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
 
 __all__ = [
     "DEFAULT_TIMEOUT",

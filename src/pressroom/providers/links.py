@@ -34,12 +34,14 @@ from __future__ import annotations
 import encodings.idna
 import stringprep
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import regex
 
-from pressroom.providers.tlds import COUNTRY_TLDS, GENERIC_TLDS
+from pressroom.providers.tlds import COUNTRY_TLDS
+from pressroom.providers.tlds import GENERIC_TLDS
 
 # twitter-text Extractor: a URL longer than this (host punycode-encoded) is not a link.
 MAX_URL_LENGTH = 4096

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
-from pressroom.providers.adapter import MediaItem, ProviderError
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
 
 log = logging.getLogger(__name__)
 

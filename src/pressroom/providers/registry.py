@@ -22,36 +22,42 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from pressroom.config import Settings
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderAdapter,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-    RevokingAdapter,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderAdapter
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import RevokingAdapter
 from pressroom.providers.bluesky import BlueskyAdapter
 from pressroom.providers.bluesky.media import MediaDimensions
-from pressroom.providers.connection import OAuthConnector, missing_app_settings, oauth_app
+from pressroom.providers.connection import OAuthConnector
+from pressroom.providers.connection import missing_app_settings
+from pressroom.providers.connection import oauth_app
 from pressroom.providers.credentials import CredentialsChanged
-from pressroom.providers.declarations import ALWAYS_CONFIGURED, DECLARATIONS
+from pressroom.providers.declarations import ALWAYS_CONFIGURED
+from pressroom.providers.declarations import DECLARATIONS
 from pressroom.providers.facebook import CONNECTOR as FACEBOOK_CONNECTOR
 from pressroom.providers.facebook import FacebookAdapter
-from pressroom.providers.http import MediaLookup, MediaReader, PublicMediaUrl
-from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
+from pressroom.providers.http import MediaLookup
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.instagram import InstagramAdapter
+from pressroom.providers.instagram import InstagramConnector
 from pressroom.providers.linkedin import CONNECTOR as LINKEDIN_CONNECTOR
 from pressroom.providers.linkedin import LinkedInAdapter
 from pressroom.providers.mastodon.adapter import MastodonAdapter
 from pressroom.providers.pinterest import CONNECTOR as PINTEREST_CONNECTOR
 from pressroom.providers.pinterest import PinterestAdapter
-from pressroom.providers.sandbox.adapter import ALL_METRICS, SandboxAdapter
+from pressroom.providers.sandbox.adapter import ALL_METRICS
+from pressroom.providers.sandbox.adapter import SandboxAdapter
 from pressroom.providers.threads import CONNECTOR as THREADS_CONNECTOR
 from pressroom.providers.threads import ThreadsAdapter
 from pressroom.providers.tiktok import CONNECTOR as TIKTOK_CONNECTOR
 from pressroom.providers.tiktok import TikTokAdapter
-from pressroom.providers.x import XAdapter, XApp
+from pressroom.providers.x import XAdapter
+from pressroom.providers.x import XApp
 from pressroom.providers.youtube import CONNECTOR as YOUTUBE_CONNECTOR
 from pressroom.providers.youtube import YouTubeAdapter
 

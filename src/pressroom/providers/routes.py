@@ -5,20 +5,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
+from fastapi import Path
 
 from pressroom.http.access import ChannelsRead
-from pressroom.http.routing import PressroomRoute, RuntimeDep
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import found
-from pressroom.kit.pagination import (
-    Collection,
-    Pagination,
-    invalid_cursor,
-    open_cursor,
-    sign_cursor,
-)
-from pressroom.providers.declarations import PROVIDER_IDS, get_declaration, list_declarations
+from pressroom.kit.pagination import Collection
+from pressroom.kit.pagination import Pagination
+from pressroom.kit.pagination import invalid_cursor
+from pressroom.kit.pagination import open_cursor
+from pressroom.kit.pagination import sign_cursor
+from pressroom.providers.declarations import PROVIDER_IDS
+from pressroom.providers.declarations import get_declaration
+from pressroom.providers.declarations import list_declarations
 from pressroom.providers.registry import configured_providers
 from pressroom.providers.schemas import ProviderDeclaration
 

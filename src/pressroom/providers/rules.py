@@ -9,14 +9,12 @@ the smaller one, so that a file we accept is never one the network refuses for s
 
 from __future__ import annotations
 
-from pressroom.providers.schemas import (
-    MediaKind,
-    MediaKindRule,
-    MediaRule,
-    OptionRule,
-    TextRule,
-    ratio_value,
-)
+from pressroom.providers.schemas import MediaKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import MediaRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import TextRule
+from pressroom.providers.schemas import ratio_value
 from pressroom.providers.text import TextUnit
 
 KB = 1000

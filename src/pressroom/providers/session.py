@@ -16,22 +16,32 @@ Instagram and Threads too) and takes the keywords they share (`RefreshingOptions
 from __future__ import annotations
 
 import time
-from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from abc import ABC
+from abc import abstractmethod
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Protocol, TypedDict, TypeVar, Unpack
+from typing import Any
+from typing import ClassVar
+from typing import Generic
+from typing import Protocol
+from typing import TypedDict
+from typing import TypeVar
+from typing import Unpack
 
 import httpx
 
 from pressroom.kit.clock import utcnow
-from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
-    CredentialCache,
-    CredentialsChanged,
-    CredentialStore,
-)
-from pressroom.providers.http import HttpAdapter, provider_request, response_json
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.credentials import PROCESS_CREDENTIALS
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.credentials import CredentialsChanged
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import HttpAdapter
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
 
 # A request body is rebuilt for every send: a request sent again re-reads the media.
 BodyFactory = Callable[[], Any]

@@ -25,15 +25,13 @@ from typing import Literal
 import regex
 
 from pressroom.providers.emoji import emoji_spans
-from pressroom.providers.links import (
-    MAX_LABEL_LENGTH,
-    MAX_TCO_SLUG_LENGTH,
-    MAX_URL_LENGTH,
-    TLDS,
-    mastodon_countable_text,
-    mastodon_url_spans,
-    x_url_spans,
-)
+from pressroom.providers.links import MAX_LABEL_LENGTH
+from pressroom.providers.links import MAX_TCO_SLUG_LENGTH
+from pressroom.providers.links import MAX_URL_LENGTH
+from pressroom.providers.links import TLDS
+from pressroom.providers.links import mastodon_countable_text
+from pressroom.providers.links import mastodon_url_spans
+from pressroom.providers.links import x_url_spans
 
 __all__ = [
     "MAX_LABEL_LENGTH",

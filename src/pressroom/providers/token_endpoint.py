@@ -13,14 +13,20 @@ answer is read. Credentials are the keys adapters keep: `accessToken`, `expiresA
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Protocol
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import provider_request, response_json, safe_detail, status_failure
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 
 Secrets = tuple[str | None, ...]
 # An error answer's words, made safe to show (the secrets taken out).

@@ -12,20 +12,29 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func
+from sqlalchemy import or_
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.db import dialect_name
 from pressroom.kit.attributes import from_attributes
 from pressroom.posts import views
-from pressroom.posts.lifecycle import derive_status, earliest_published
-from pressroom.posts.models import Post, PostTarget
-from pressroom.posts.service import labels_of, lock_with_targets
-from pressroom.providers.adapter import ProviderError, PublishResult
+from pressroom.posts.lifecycle import derive_status
+from pressroom.posts.lifecycle import earliest_published
+from pressroom.posts.models import Post
+from pressroom.posts.models import PostTarget
+from pressroom.posts.service import labels_of
+from pressroom.posts.service import lock_with_targets
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishResult
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import emit
 

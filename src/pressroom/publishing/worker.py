@@ -40,15 +40,14 @@ from pressroom.kit.notify import wait_for_work
 from pressroom.media import service as media
 from pressroom.metrics.instruments import record_publish_outcome
 from pressroom.posts.service import PUBLISHER_CHANNEL
-from pressroom.providers.adapter import (
-    ChannelContext,
-    MediaItem,
-    ProviderError,
-    PublishRequest,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 from pressroom.publishing import queue
 from pressroom.publishing.heartbeat import Heartbeat
-from pressroom.publishing.queue import ClaimedTarget, Outcome
+from pressroom.publishing.queue import ClaimedTarget
+from pressroom.publishing.queue import Outcome
 from pressroom.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,9 @@ from pressroom.auth.service import Principal
 from pressroom.http.access import WorkspaceRead
 from pressroom.http.documents import model_response
 from pressroom.http.routing import PressroomRoute
-from pressroom.tenant.schemas import Tenant, TenantCredential, TenantMember
+from pressroom.tenant.schemas import Tenant
+from pressroom.tenant.schemas import TenantCredential
+from pressroom.tenant.schemas import TenantMember
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Tenant"])
 

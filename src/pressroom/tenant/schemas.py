@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from pressroom.kit.schema import APIModel, UTCDatetime
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import UTCDatetime
 
 
 class TenantMember(APIModel):

@@ -9,7 +9,9 @@ import uuid
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.auth.models import ROLES, Member, Organization
+from pressroom.auth.models import ROLES
+from pressroom.auth.models import Member
+from pressroom.auth.models import Organization
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 

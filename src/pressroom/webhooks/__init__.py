@@ -5,6 +5,7 @@ The package root re-exports only the receiver-side verification helper, so integ
 that way: import nothing here but `signing`.
 """
 
-from pressroom.webhooks.signing import WebhookVerificationError, verify
+from pressroom.webhooks.signing import WebhookVerificationError
+from pressroom.webhooks.signing import verify
 
 __all__ = ["WebhookVerificationError", "verify"]

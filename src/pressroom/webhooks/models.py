@@ -6,10 +6,17 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import ForeignKey
+from sqlalchemy import Index
+from sqlalchemy import Integer
+from sqlalchemy import String
+from sqlalchemy import Text
+from sqlalchemy.orm import Mapped
+from sqlalchemy.orm import mapped_column
 
-from pressroom.db import Base, IdMixin, TimestampMixin
+from pressroom.db import Base
+from pressroom.db import IdMixin
+from pressroom.db import TimestampMixin
 
 
 class WebhookEndpoint(IdMixin, TimestampMixin, Base):

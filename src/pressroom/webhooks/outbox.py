@@ -11,9 +11,14 @@ import json
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import get_args
 
-from sqlalchemy import Select, bindparam, insert, select
+from sqlalchemy import Select
+from sqlalchemy import bindparam
+from sqlalchemy import insert
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.db import table_of
@@ -21,7 +26,9 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import format_utc
-from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import Event
+from pressroom.webhooks.models import WebhookEndpoint
 from pressroom.webhooks.schemas import EventType
 
 if TYPE_CHECKING:

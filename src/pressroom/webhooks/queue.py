@@ -12,21 +12,42 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypedDict
+from typing import Unpack
 
-from sqlalchemy import Integer, String, Table, bindparam, insert, select, text, update
+from sqlalchemy import Integer
+from sqlalchemy import String
+from sqlalchemy import Table
+from sqlalchemy import bindparam
+from sqlalchemy import insert
+from sqlalchemy import select
+from sqlalchemy import text
+from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import BindParameter
-from sqlalchemy.types import TypeEngine, Uuid
+from sqlalchemy.types import TypeEngine
+from sqlalchemy.types import Uuid
 
-from pressroom.db import UTCDateTime, unit_of_work
+from pressroom.db import UTCDateTime
+from pressroom.db import unit_of_work
 from pressroom.kit.ids import uuid7
-from pressroom.webhooks.attempt import AttemptResult, ClaimedDelivery, NextState, next_state
-from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
+from pressroom.webhooks.attempt import AttemptResult
+from pressroom.webhooks.attempt import ClaimedDelivery
+from pressroom.webhooks.attempt import NextState
+from pressroom.webhooks.attempt import next_state
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import DeliveryAttempt
+from pressroom.webhooks.models import Event
+from pressroom.webhooks.models import WebhookEndpoint
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime

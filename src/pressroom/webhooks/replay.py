@@ -10,8 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import PressroomError
 from pressroom.webhooks import repository
-from pressroom.webhooks.models import Delivery, Event, WebhookEndpoint
-from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, emit
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import Event
+from pressroom.webhooks.models import WebhookEndpoint
+from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
+from pressroom.webhooks.outbox import emit
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime

@@ -6,10 +6,18 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Select, and_, or_, select, update
+from sqlalchemy import ColumnElement
+from sqlalchemy import Select
+from sqlalchemy import and_
+from sqlalchemy import or_
+from sqlalchemy import select
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pressroom.webhooks.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import DeliveryAttempt
+from pressroom.webhooks.models import Event
+from pressroom.webhooks.models import WebhookEndpoint
 
 
 async def get_endpoint(

@@ -6,14 +6,18 @@ visible in the logs for a while before it disappears."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete
+from sqlalchemy import select
+from sqlalchemy import update
 
 from pressroom.db import unit_of_work
 from pressroom.kit.clock import utcnow
-from pressroom.webhooks.models import Delivery, Event
+from pressroom.webhooks.models import Delivery
+from pressroom.webhooks.models import Event
 
 if TYPE_CHECKING:
     from pressroom.runtime import Runtime

@@ -4,38 +4,51 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
-from fastapi import APIRouter, Body, Path, Query, Request, Response
+from fastapi import APIRouter
+from fastapi import Body
+from fastapi import Path
+from fastapi import Query
+from fastapi import Request
+from fastapi import Response
 
-from pressroom.http.access import WebhooksManage, WebhooksRead
-from pressroom.http.routing import Audit, PressroomRoute, RuntimeDep, Session
+from pressroom.http.access import WebhooksManage
+from pressroom.http.access import WebhooksRead
+from pressroom.http.routing import Audit
+from pressroom.http.routing import PressroomRoute
+from pressroom.http.routing import RuntimeDep
+from pressroom.http.routing import Session
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import found
-from pressroom.kit.pagination import Collection, Pagination, paginate
-from pressroom.webhooks import repository, service
+from pressroom.kit.pagination import Collection
+from pressroom.kit.pagination import Pagination
+from pressroom.kit.pagination import paginate
+from pressroom.webhooks import repository
+from pressroom.webhooks import service
 from pressroom.webhooks.models import Delivery
 from pressroom.webhooks.models import DeliveryAttempt as AttemptRow
 from pressroom.webhooks.models import WebhookEndpoint as EndpointRow
-from pressroom.webhooks.replay import effective_status, replay_delivery, send_test
-from pressroom.webhooks.schemas import (
-    AttemptError,
-    DeletedWebhookEndpoint,
-    DeliveryAttempt,
-    DeliveryStatus,
-    EventType,
-    QueuedTest,
-    RotateSecretInput,
-    SecretMetadata,
-    SendTestInput,
-    WebhookDelivery,
-    WebhookDeliveryDetail,
-    WebhookEndpoint,
-    WebhookEndpointCreate,
-    WebhookEndpointUpdate,
-    WebhookEndpointWithSecret,
-)
+from pressroom.webhooks.replay import effective_status
+from pressroom.webhooks.replay import replay_delivery
+from pressroom.webhooks.replay import send_test
+from pressroom.webhooks.schemas import AttemptError
+from pressroom.webhooks.schemas import DeletedWebhookEndpoint
+from pressroom.webhooks.schemas import DeliveryAttempt
+from pressroom.webhooks.schemas import DeliveryStatus
+from pressroom.webhooks.schemas import EventType
+from pressroom.webhooks.schemas import QueuedTest
+from pressroom.webhooks.schemas import RotateSecretInput
+from pressroom.webhooks.schemas import SecretMetadata
+from pressroom.webhooks.schemas import SendTestInput
+from pressroom.webhooks.schemas import WebhookDelivery
+from pressroom.webhooks.schemas import WebhookDeliveryDetail
+from pressroom.webhooks.schemas import WebhookEndpoint
+from pressroom.webhooks.schemas import WebhookEndpointCreate
+from pressroom.webhooks.schemas import WebhookEndpointUpdate
+from pressroom.webhooks.schemas import WebhookEndpointWithSecret
 
 router = APIRouter(prefix="/api/v1", route_class=PressroomRoute, tags=["Webhooks"])
 

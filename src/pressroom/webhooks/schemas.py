@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal, get_args
+from typing import Any
+from typing import Literal
+from typing import get_args
 
-from pydantic import Field, StrictBool
+from pydantic import Field
+from pydantic import StrictBool
 
-from pressroom.kit.schema import APIInput, APIModel, JSONInt, NotNull, UTCDatetime
+from pressroom.kit.schema import APIInput
+from pressroom.kit.schema import APIModel
+from pressroom.kit.schema import JSONInt
+from pressroom.kit.schema import NotNull
+from pressroom.kit.schema import UTCDatetime
 
 DeliveryStatus = Literal["pending", "processing", "succeeded", "exhausted", "expired"]
 # The event kinds of outbox.EVENT_TYPES, as a type (a test keeps the two equal).

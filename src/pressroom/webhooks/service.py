@@ -6,22 +6,24 @@ import functools
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.config import Settings
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
-from pressroom.kit.errors import FieldError, validation_error
-from pressroom.kit.outbound.destination import check_destination_url, parse_resolve_overrides
+from pressroom.kit.errors import FieldError
+from pressroom.kit.errors import validation_error
+from pressroom.kit.outbound.destination import check_destination_url
+from pressroom.kit.outbound.destination import parse_resolve_overrides
 from pressroom.webhooks.models import WebhookEndpoint
-from pressroom.webhooks.outbox import DELIVERIES_CHANNEL, EVENT_TYPES
-from pressroom.webhooks.schemas import (
-    MAX_DESCRIPTION_LENGTH,
-    WebhookEndpointCreate,
-    WebhookEndpointUpdate,
-)
+from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
+from pressroom.webhooks.outbox import EVENT_TYPES
+from pressroom.webhooks.schemas import MAX_DESCRIPTION_LENGTH
+from pressroom.webhooks.schemas import WebhookEndpointCreate
+from pressroom.webhooks.schemas import WebhookEndpointUpdate
 from pressroom.webhooks.signing import generate_secret
 
 if TYPE_CHECKING:

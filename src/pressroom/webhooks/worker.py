@@ -20,8 +20,11 @@ import secrets
 import socket
 import time
 import uuid
-from collections import Counter, OrderedDict, deque
-from datetime import datetime, timedelta
+from collections import Counter
+from collections import OrderedDict
+from collections import deque
+from datetime import datetime
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from pressroom.db import unit_of_work
@@ -30,19 +33,16 @@ from pressroom.kit.crypto import SecretBox
 from pressroom.kit.ids import uuid7_seconds
 from pressroom.kit.notify import Signal
 from pressroom.kit.outbound.destination import parse_resolve_overrides
-from pressroom.kit.outbound.transport import DeliveryClient, make_delivery_client
-from pressroom.metrics.instruments import (
-    WEBHOOK_ATTEMPT_DURATION,
-    WEBHOOK_DELIVERIES,
-    WEBHOOK_FIRST_ATTEMPT_DELAY,
-)
+from pressroom.kit.outbound.transport import DeliveryClient
+from pressroom.kit.outbound.transport import make_delivery_client
+from pressroom.metrics.instruments import WEBHOOK_ATTEMPT_DURATION
+from pressroom.metrics.instruments import WEBHOOK_DELIVERIES
+from pressroom.metrics.instruments import WEBHOOK_FIRST_ATTEMPT_DELAY
 from pressroom.webhooks import queue
-from pressroom.webhooks.attempt import (
-    AttemptResult,
-    ClaimedDelivery,
-    internal_failure,
-    perform_attempt,
-)
+from pressroom.webhooks.attempt import AttemptResult
+from pressroom.webhooks.attempt import ClaimedDelivery
+from pressroom.webhooks.attempt import internal_failure
+from pressroom.webhooks.attempt import perform_attempt
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
 
 if TYPE_CHECKING:

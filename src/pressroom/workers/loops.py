@@ -17,19 +17,18 @@ from pressroom.channels.worker import POLL_INTERVAL as REVOCATION_POLL_INTERVAL
 from pressroom.channels.worker import revoke_disconnected_credentials
 from pressroom.db import unit_of_work
 from pressroom.http.idempotency import purge_expired
-from pressroom.media.worker import (
-    ORPHAN_SWEEP_INTERVAL_SECONDS,
-    SWEEP_INTERVAL_SECONDS,
-    sweep_orphans,
-    sweep_staging,
-)
+from pressroom.media.worker import ORPHAN_SWEEP_INTERVAL_SECONDS
+from pressroom.media.worker import SWEEP_INTERVAL_SECONDS
+from pressroom.media.worker import sweep_orphans
+from pressroom.media.worker import sweep_staging
 from pressroom.posts.service import PUBLISHER_CHANNEL
 from pressroom.publishing.worker import publish_due_targets
 from pressroom.runtime import Runtime
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
 from pressroom.webhooks.retention import SWEEP_INTERVAL_SECONDS as WEBHOOK_SWEEP_INTERVAL
 from pressroom.webhooks.retention import sweep_webhooks
-from pressroom.webhooks.worker import POLL_INTERVAL_SECONDS, DeliveryWorker
+from pressroom.webhooks.worker import POLL_INTERVAL_SECONDS
+from pressroom.webhooks.worker import DeliveryWorker
 from pressroom.workers.runner import Loop
 
 __all__ = ["POLL_INTERVAL_SECONDS", "default_loops", "webhook_loops"]

@@ -11,11 +11,13 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pressroom.kit.notify import Signal, wait_for_work
+from pressroom.kit.notify import Signal
+from pressroom.kit.notify import wait_for_work
 from pressroom.metrics.instruments import record_loop_run
 
 if TYPE_CHECKING:

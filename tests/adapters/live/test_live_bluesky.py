@@ -9,14 +9,14 @@ import uuid
 
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, PublishRequest
-from pressroom.providers.bluesky import (
-    DEFAULT_SERVICE,
-    BlueskyAdapter,
-    create_session_credentials,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.bluesky import DEFAULT_SERVICE
+from pressroom.providers.bluesky import BlueskyAdapter
+from pressroom.providers.bluesky import create_session_credentials
 
-from .support import live_text, no_media
+from .support import live_text
+from .support import no_media
 
 IDENTIFIER = os.environ.get("PRESSROOM_LIVE_BLUESKY_IDENTIFIER")
 APP_PASSWORD = os.environ.get("PRESSROOM_LIVE_BLUESKY_APP_PASSWORD")

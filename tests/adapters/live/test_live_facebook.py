@@ -10,7 +10,8 @@ import uuid
 
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.facebook import FacebookAdapter
 from pressroom.providers.http import build_client
 

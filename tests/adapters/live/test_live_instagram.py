@@ -14,8 +14,12 @@ import uuid
 import httpx
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, MediaItem, ProviderError, PublishRequest
-from pressroom.providers.instagram import InstagramAdapter, InstagramConnector
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.instagram import InstagramAdapter
+from pressroom.providers.instagram import InstagramConnector
 
 from .support import live_text
 

@@ -10,10 +10,12 @@ import uuid
 import pytest
 
 from pressroom.config import Settings
-from pressroom.providers.adapter import ChannelContext, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.linkedin import LinkedInAdapter
 
-from .support import live_text, no_media
+from .support import live_text
+from .support import no_media
 
 ACCESS_TOKEN = os.environ.get("PRESSROOM_LIVE_LINKEDIN_ACCESS_TOKEN")
 AUTHOR = os.environ.get("PRESSROOM_LIVE_LINKEDIN_AUTHOR")

@@ -8,10 +8,13 @@ import uuid
 
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, PublishRequest
-from pressroom.providers.mastodon.adapter import MastodonAdapter, verify_credentials
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.mastodon.adapter import MastodonAdapter
+from pressroom.providers.mastodon.adapter import verify_credentials
 
-from .support import live_text, no_media
+from .support import live_text
+from .support import no_media
 
 BASE_URL = os.environ.get("PRESSROOM_LIVE_MASTODON_BASE_URL")
 TOKEN = os.environ.get("PRESSROOM_LIVE_MASTODON_TOKEN")

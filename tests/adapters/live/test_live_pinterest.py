@@ -11,10 +11,13 @@ import uuid
 import httpx
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, MediaItem, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.pinterest import PinterestAdapter
 
-from .support import live_text, no_media
+from .support import live_text
+from .support import no_media
 
 ACCESS_TOKEN = os.environ.get("PRESSROOM_LIVE_PINTEREST_ACCESS_TOKEN")
 BOARD_ID = os.environ.get("PRESSROOM_LIVE_PINTEREST_BOARD_ID")

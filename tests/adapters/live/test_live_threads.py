@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.http import build_client
 from pressroom.providers.threads import ThreadsAdapter
 from pressroom.providers.threads.oauth import read_account

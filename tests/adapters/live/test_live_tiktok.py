@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, MediaItem, ProviderError, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.http import build_client
 from pressroom.providers.tiktok import TikTokAdapter
 

@@ -9,10 +9,14 @@ import uuid
 
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, PublishRequest
-from pressroom.providers.x import XAdapter, XApp, credentials_from_cli_options
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.x import XAdapter
+from pressroom.providers.x import XApp
+from pressroom.providers.x import credentials_from_cli_options
 
-from .support import live_text, no_media
+from .support import live_text
+from .support import no_media
 
 ACCESS_TOKEN = os.environ.get("PRESSROOM_LIVE_X_ACCESS_TOKEN")
 

@@ -15,9 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pressroom.providers.adapter import ChannelContext, MediaItem, PublishRequest
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.youtube import CONNECTOR, YouTubeAdapter
+from pressroom.providers.youtube import CONNECTOR
+from pressroom.providers.youtube import YouTubeAdapter
 
 from .support import live_text
 

@@ -29,7 +29,8 @@ import ssl
 import httpx
 
 from pressroom.kit.outbound.proxy import ProxyRoutes
-from pressroom.kit.outbound.transport import PinnedNetworkBackend, PinnedTransport
+from pressroom.kit.outbound.transport import PinnedNetworkBackend
+from pressroom.kit.outbound.transport import PinnedTransport
 
 # Reads and small writes answer within seconds; a large upload may take minutes to send.
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0, write=300.0)

@@ -18,7 +18,8 @@ import ipaddress
 import logging
 import re
 import socket
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
+from collections.abc import Sequence
 from typing import Final
 
 import httpx

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import ipaddress
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import httpx
 

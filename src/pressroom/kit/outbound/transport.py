@@ -23,20 +23,23 @@ import logging
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable
+from collections.abc import AsyncIterator
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
 import httpcore
 import httpx
 
-from pressroom.kit.outbound.destination import (
-    HTTPS_PORT,
-    DestinationBlocked,
-    check_destination_url,
-    normalize_hostname,
-    resolve_destination,
-)
-from pressroom.kit.outbound.proxy import Proxy, ProxyRoutes
+from pressroom.kit.outbound.destination import HTTPS_PORT
+from pressroom.kit.outbound.destination import DestinationBlocked
+from pressroom.kit.outbound.destination import check_destination_url
+from pressroom.kit.outbound.destination import normalize_hostname
+from pressroom.kit.outbound.destination import resolve_destination
+from pressroom.kit.outbound.proxy import Proxy
+from pressroom.kit.outbound.proxy import ProxyRoutes
 from pressroom.kit.outbound.stream import ConnectionStream
 
 # httpx logs each request at INFO with its full URL. A webhook URL may carry a token in its path

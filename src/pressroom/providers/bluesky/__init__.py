@@ -7,11 +7,9 @@ A channel's credentials dict is `{"identifier", "appPassword", "service"}` to st
 the complete dict, for a connect command that should fail on a wrong app password.
 """
 
-from pressroom.providers.bluesky.adapter import (
-    BlueskyAdapter,
-    create_session_credentials,
-    credentials_from_cli_options,
-)
+from pressroom.providers.bluesky.adapter import BlueskyAdapter
+from pressroom.providers.bluesky.adapter import create_session_credentials
+from pressroom.providers.bluesky.adapter import credentials_from_cli_options
 from pressroom.providers.bluesky.session import DEFAULT_SERVICE
 
 __all__ = [

@@ -29,54 +29,50 @@ settings (Privacy and security > App passwords).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Unpack
+from typing import Any
+from typing import Unpack
 
 import httpx
 
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    MediaItem,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-    shown_metrics,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import shown_metrics
 from pressroom.providers.bluesky.facets import build_facets
-from pressroom.providers.bluesky.media import MediaDimensions, build_embed
-from pressroom.providers.bluesky.records import (
-    POST_COLLECTION,
-    AtUri,
-    StrongRef,
-    comment_record_key,
-    post_record,
-    post_url,
-    thread_record_key,
-)
-from pressroom.providers.bluesky.session import (
-    AUTH_ERRORS,
-    DEFAULT_SERVICE,
-    EXPIRED,
-    PROVIDER,
-    BlueskyCredentials,
-    BlueskySession,
-    classify,
-    xrpc_error,
-)
-from pressroom.providers.credentials import (
-    CredentialCache,
-    CredentialStore,
-)
-from pressroom.providers.http import (
-    MediaReader,
-    given_or_own_client,
-    provider_request,
-    response_json,
-    safe_detail,
-)
-from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
-from pressroom.providers.session import RefreshingAdapter, RefreshingOptions
+from pressroom.providers.bluesky.media import MediaDimensions
+from pressroom.providers.bluesky.media import build_embed
+from pressroom.providers.bluesky.records import POST_COLLECTION
+from pressroom.providers.bluesky.records import AtUri
+from pressroom.providers.bluesky.records import StrongRef
+from pressroom.providers.bluesky.records import comment_record_key
+from pressroom.providers.bluesky.records import post_record
+from pressroom.providers.bluesky.records import post_url
+from pressroom.providers.bluesky.records import thread_record_key
+from pressroom.providers.bluesky.session import AUTH_ERRORS
+from pressroom.providers.bluesky.session import DEFAULT_SERVICE
+from pressroom.providers.bluesky.session import EXPIRED
+from pressroom.providers.bluesky.session import PROVIDER
+from pressroom.providers.bluesky.session import BlueskyCredentials
+from pressroom.providers.bluesky.session import BlueskySession
+from pressroom.providers.bluesky.session import classify
+from pressroom.providers.bluesky.session import xrpc_error
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import given_or_own_client
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import comment_refusal
+from pressroom.providers.options import first_comment
+from pressroom.providers.options import thread_texts
+from pressroom.providers.session import RefreshingAdapter
+from pressroom.providers.session import RefreshingOptions
 
 # XRPC error names meaning "there is already a record with this key" (createRecord) ...
 _EXISTS_ERRORS = frozenset({"RecordAlreadyExists", "RecordExists"})

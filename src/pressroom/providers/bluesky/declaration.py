@@ -2,28 +2,24 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GIF,
-    JPEG,
-    MB,
-    MINUTE,
-    MOV,
-    MP4,
-    PNG,
-    WEBM,
-    WEBP,
-    alt_texts_option,
-    first_reply_option,
-    media_rule,
-    text_rule,
-    thread_option,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GIF
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MB
+from pressroom.providers.rules import MINUTE
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import WEBM
+from pressroom.providers.rules import WEBP
+from pressroom.providers.rules import alt_texts_option
+from pressroom.providers.rules import first_reply_option
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.rules import thread_option
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # Text: app.bsky.feed.post "text" maxGraphemes 300 and maxLength 3000 (UTF-8 bytes), both enforced
 # (https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/feed/post.json, as

@@ -23,20 +23,22 @@ without known dimensions is posted without `aspectRatio` (it is optional).
 from __future__ import annotations
 
 import io
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 from PIL import Image
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.bluesky.records import images_embed, video_embed
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.bluesky.records import images_embed
+from pressroom.providers.bluesky.records import video_embed
 from pressroom.providers.bluesky.session import BlueskySession
-from pressroom.providers.http import (
-    MediaReader,
-    read_all,
-    response_json,
-    sized_stream,
-)
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import read_all
+from pressroom.providers.http import response_json
+from pressroom.providers.http import sized_stream
 from pressroom.providers.session import BodyFactory
 
 MediaDimensions = Callable[[MediaItem], Awaitable[tuple[int, int] | None]]

@@ -21,20 +21,20 @@ only `identifier` and `appPassword` are needed to start, the rest is filled by t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from dataclasses import fields
 from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.http import (
-    provider_request,
-    rate_limited,
-    response_json,
-    safe_detail,
-    status_failure,
-)
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 from pressroom.providers.session import BearerSession
 
 PROVIDER = "Bluesky"

@@ -26,29 +26,38 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import httpx
 
 from pressroom.kit.clock import utcnow
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    MediaItem,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
-from pressroom.providers.facebook import posts, videos
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.facebook import posts
+from pressroom.providers.facebook import videos
 from pressroom.providers.facebook.comments import post_first_comment
 from pressroom.providers.facebook.metrics import post_metrics
-from pressroom.providers.facebook.page import DEFAULT_GRAPH_VERSION, PROVIDER, PageApi
+from pressroom.providers.facebook.page import DEFAULT_GRAPH_VERSION
+from pressroom.providers.facebook.page import PROVIDER
+from pressroom.providers.facebook.page import PageApi
 from pressroom.providers.facebook.recovery import find_published
-from pressroom.providers.facebook.videos import DEFAULT_POLL_BUDGET, DEFAULT_POLL_INTERVAL
+from pressroom.providers.facebook.videos import DEFAULT_POLL_BUDGET
+from pressroom.providers.facebook.videos import DEFAULT_POLL_INTERVAL
 from pressroom.providers.graph import GraphClient
-from pressroom.providers.http import PollBudget, Polling, PublicMediaUrl, Sleep, public_link
-from pressroom.providers.options import alt_texts, first_comment
+from pressroom.providers.http import PollBudget
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import Sleep
+from pressroom.providers.http import public_link
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import first_comment
 
 log = logging.getLogger(__name__)
 

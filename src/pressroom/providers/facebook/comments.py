@@ -15,7 +15,8 @@ it is not posted: a missing first comment is better than a doubled one.
 from __future__ import annotations
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.facebook.page import PageApi, required_value
+from pressroom.providers.facebook.page import PageApi
+from pressroom.providers.facebook.page import required_value
 from pressroom.providers.facebook.recovery import same_text
 
 RECENT_COMMENTS = "50"

@@ -24,7 +24,8 @@ import logging
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook.page import PageApi
-from pressroom.providers.graph import canonical_metrics, insight_values
+from pressroom.providers.graph import canonical_metrics
+from pressroom.providers.graph import insight_values
 
 log = logging.getLogger(__name__)
 

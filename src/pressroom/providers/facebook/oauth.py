@@ -32,12 +32,13 @@ from typing import Any
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import (
-    ConnectedAccount,
-    OAuthApp,
-)
-from pressroom.providers.facebook.page import PROVIDER, required_value
-from pressroom.providers.graph import GraphClient, GraphConnector, GraphFailure
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.facebook.page import PROVIDER
+from pressroom.providers.facebook.page import required_value
+from pressroom.providers.graph import GraphClient
+from pressroom.providers.graph import GraphConnector
+from pressroom.providers.graph import GraphFailure
 
 SCOPES = (
     "pages_show_list",

@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pressroom.config import Settings
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.graph import GraphClient
 
 PROVIDER = "Facebook"

@@ -20,7 +20,8 @@ import json
 from collections.abc import Sequence
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.facebook.page import PageApi, required_value
+from pressroom.providers.facebook.page import PageApi
+from pressroom.providers.facebook.page import required_value
 
 
 async def publish_text(api: PageApi, text: str, link: str | None) -> str:

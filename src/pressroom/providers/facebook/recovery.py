@@ -23,7 +23,8 @@ ahead, since no later attempt could check either.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.facebook.page import PageApi

@@ -25,11 +25,14 @@ out is returned as published (Facebook completes it on its side); one that fails
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.facebook.page import PageApi, required_value
-from pressroom.providers.http import PollBudget, safe_detail
+from pressroom.providers.facebook.page import PageApi
+from pressroom.providers.facebook.page import required_value
+from pressroom.providers.http import PollBudget
+from pressroom.providers.http import safe_detail
 
 # Between status checks, and in all for one publish (the default lease is 60 seconds).
 DEFAULT_POLL_INTERVAL = 3.0

@@ -28,32 +28,28 @@ from datetime import datetime
 from typing import Unpack
 
 from pressroom.kit.clock import utc_minute
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
-from pressroom.providers.http import Polling, PublicMediaUrl, Sleep
-from pressroom.providers.instagram.containers import (
-    DEFAULT_POLL_INTERVAL,
-    DEFAULT_PROCESSING_TIMEOUT,
-    ContainerPublisher,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import Sleep
+from pressroom.providers.instagram.containers import DEFAULT_POLL_INTERVAL
+from pressroom.providers.instagram.containers import DEFAULT_PROCESSING_TIMEOUT
+from pressroom.providers.instagram.containers import ContainerPublisher
 from pressroom.providers.instagram.metrics import media_metrics
-from pressroom.providers.instagram.recovery import (
-    PublishedMedia,
-    find_published,
-    has_comment,
-    recognisable,
-)
-from pressroom.providers.instagram.session import (
-    DEFAULT_GRAPH_VERSION,
-    InstagramSession,
-)
-from pressroom.providers.options import alt_texts, first_comment
-from pressroom.providers.session import RefreshingAdapter, RefreshingOptions
+from pressroom.providers.instagram.recovery import PublishedMedia
+from pressroom.providers.instagram.recovery import find_published
+from pressroom.providers.instagram.recovery import has_comment
+from pressroom.providers.instagram.recovery import recognisable
+from pressroom.providers.instagram.session import DEFAULT_GRAPH_VERSION
+from pressroom.providers.instagram.session import InstagramSession
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import first_comment
+from pressroom.providers.session import RefreshingAdapter
+from pressroom.providers.session import RefreshingOptions
 
 # A token this close to its expiry that could not be refreshed needs the person now.
 EXPIRY_WARNING_SECONDS = 7 * 24 * 3600

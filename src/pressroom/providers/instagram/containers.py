@@ -24,15 +24,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import Polling, PublicMediaUrl
-from pressroom.providers.instagram.errors import (
-    DAY,
-    TRANSIENT_SUBCODES,
-    content_rejection,
-    publishing_limit_reached,
-    status_subcode,
-)
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.instagram.errors import DAY
+from pressroom.providers.instagram.errors import TRANSIENT_SUBCODES
+from pressroom.providers.instagram.errors import content_rejection
+from pressroom.providers.instagram.errors import publishing_limit_reached
+from pressroom.providers.instagram.errors import status_subcode
 from pressroom.providers.instagram.session import InstagramSession
 
 DEFAULT_POLL_INTERVAL = 3.0

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    JPEG,
-    MB,
-    MINUTE,
-    MOV,
-    MP4,
-    alt_texts_option,
-    first_comment_option,
-    media_rule,
-    text_rule,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MB
+from pressroom.providers.rules import MINUTE
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import alt_texts_option
+from pressroom.providers.rules import first_comment_option
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # Content Publishing (https://developers.facebook.com/docs/instagram-platform/content-publishing/)
 # and IG User Media (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media):

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from pressroom.providers.http import response_json
-from pressroom.providers.instagram.errors import classify, graph_error
+from pressroom.providers.instagram.errors import classify
+from pressroom.providers.instagram.errors import graph_error
 from pressroom.providers.instagram.session import InstagramSession
 
 _INTERACTIONS = ("reach", "views", "likes", "comments", "saved", "shares")

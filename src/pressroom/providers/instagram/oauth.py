@@ -27,18 +27,20 @@ from typing import Any
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import ConnectedAccount, OAuthApp, operator_token
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import operator_token
 from pressroom.providers.graph import GraphConnector
-from pressroom.providers.http import response_json, transport_failure
-from pressroom.providers.instagram.errors import PROVIDER, classify
+from pressroom.providers.http import response_json
+from pressroom.providers.http import transport_failure
+from pressroom.providers.instagram.errors import PROVIDER
+from pressroom.providers.instagram.errors import classify
 from pressroom.providers.instagram.session import graph_url
-from pressroom.providers.instagram.tokens import (
-    REFRESH_AGE_SECONDS,
-    LongLivedToken,
-    exchange_code,
-    long_lived_token,
-    refresh_token,
-)
+from pressroom.providers.instagram.tokens import REFRESH_AGE_SECONDS
+from pressroom.providers.instagram.tokens import LongLivedToken
+from pressroom.providers.instagram.tokens import exchange_code
+from pressroom.providers.instagram.tokens import long_lived_token
+from pressroom.providers.instagram.tokens import refresh_token
 
 AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
 SCOPES = (

@@ -16,7 +16,8 @@ retry after an attempt that failed once Instagram had published it can post them
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 from pressroom.providers.graph import graph_time
 from pressroom.providers.instagram.session import InstagramSession

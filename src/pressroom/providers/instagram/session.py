@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.config import Settings
 from pressroom.kit.clock import utc_minute
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.http import provider_request, response_json
-from pressroom.providers.instagram.errors import PROVIDER, classify
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.instagram.errors import PROVIDER
+from pressroom.providers.instagram.errors import classify
 from pressroom.providers.instagram.tokens import refresh_token
 
 GRAPH = "https://graph.instagram.com"

@@ -20,15 +20,19 @@ silenced (kit.outbound), and errors never quote the URL.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import response_json, transport_failure
-from pressroom.providers.instagram.errors import PROVIDER, classify
+from pressroom.providers.http import response_json
+from pressroom.providers.http import transport_failure
+from pressroom.providers.instagram.errors import PROVIDER
+from pressroom.providers.instagram.errors import classify
 
 CODE_URL = "https://api.instagram.com/oauth/access_token"
 EXCHANGE_URL = "https://graph.instagram.com/access_token"

@@ -2,6 +2,7 @@
 publishing to them (adapter.py)."""
 
 from pressroom.providers.linkedin.adapter import LinkedInAdapter
-from pressroom.providers.linkedin.oauth import CONNECTOR, LinkedInConnector
+from pressroom.providers.linkedin.oauth import CONNECTOR
+from pressroom.providers.linkedin.oauth import LinkedInConnector
 
 __all__ = ["CONNECTOR", "LinkedInAdapter", "LinkedInConnector"]

@@ -22,32 +22,37 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 
 from pressroom.kit.clock import utc_minute
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import PROCESS_CREDENTIALS, CredentialsChanged, CredentialStore
-from pressroom.providers.http import HttpAdapter, MediaReader, Polling, Sleep
-from pressroom.providers.linkedin import media, posts
-from pressroom.providers.linkedin.errors import RETIRED_VERSIONS, retired_version_error
+from pressroom.providers.credentials import PROCESS_CREDENTIALS
+from pressroom.providers.credentials import CredentialsChanged
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import HttpAdapter
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import Polling
+from pressroom.providers.http import Sleep
+from pressroom.providers.linkedin import media
+from pressroom.providers.linkedin import posts
+from pressroom.providers.linkedin.errors import RETIRED_VERSIONS
+from pressroom.providers.linkedin.errors import retired_version_error
 from pressroom.providers.linkedin.metrics import post_metrics
-from pressroom.providers.linkedin.session import (
-    DEFAULT_VERSION,
-    LinkedInSession,
-    encoded,
-    refreshable,
-)
-from pressroom.providers.options import alt_texts, first_comment
+from pressroom.providers.linkedin.session import DEFAULT_VERSION
+from pressroom.providers.linkedin.session import LinkedInSession
+from pressroom.providers.linkedin.session import encoded
+from pressroom.providers.linkedin.session import refreshable
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import first_comment
 
 logger = logging.getLogger(__name__)
 

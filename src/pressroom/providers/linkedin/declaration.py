@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GIF,
-    JPEG,
-    MB,
-    MINUTE,
-    MP4,
-    PDF,
-    PNG,
-    alt_texts_option,
-    first_comment_option,
-    media_rule,
-    text_rule,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GIF
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MB
+from pressroom.providers.rules import MINUTE
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PDF
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import alt_texts_option
+from pressroom.providers.rules import first_comment_option
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # Text: commentary up to 3000 characters (Posts API,
 # https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api).

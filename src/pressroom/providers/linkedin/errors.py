@@ -18,18 +18,20 @@ the Posts API adds per-field lines to `message`. The classes Pressroom acts on:
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError, duplicate_refused, refused_part
-from pressroom.providers.http import (
-    rate_limited,
-    response_json,
-    safe_detail,
-    status_failure,
-    token_rejected,
-)
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import duplicate_refused
+from pressroom.providers.adapter import refused_part
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.http import token_rejected
 
 PROVIDER = "LinkedIn"
 VERSION_SETTING = "PRESSROOM_LINKEDIN_VERSION"

@@ -20,12 +20,17 @@ the PDF goes in one `PUT` to `uploadUrl`; then `GET /rest/documents/{urn}` until
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import MediaReader, Polling, sized_stream
-from pressroom.providers.linkedin.session import LinkedInSession, encoded
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import Polling
+from pressroom.providers.http import sized_stream
+from pressroom.providers.linkedin.session import LinkedInSession
+from pressroom.providers.linkedin.session import encoded
 
 DEFAULT_POLL_INTERVAL = 5.0
 # LinkedIn processes a 500 MB video in minutes; past this the publish is retried later.

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pressroom.providers.linkedin.session import LinkedInSession, encoded
+from pressroom.providers.linkedin.session import LinkedInSession
+from pressroom.providers.linkedin.session import encoded
 
 SHARE_STATISTICS = {
     "impressionCount": "impressions",

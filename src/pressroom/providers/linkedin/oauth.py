@@ -24,21 +24,23 @@ Credentials: `accessToken`, `expiresAt`, `refreshToken` and `refreshExpiresAt` (
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import (
-    CodeFlowConnector,
-    ConnectedAccount,
-    OAuthApp,
-    api_version,
-)
-from pressroom.providers.http import provider_request, response_json
-from pressroom.providers.linkedin.errors import PROVIDER, classify
-from pressroom.providers.linkedin.session import API, DEFAULT_VERSION
+from pressroom.providers.connection import CodeFlowConnector
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import api_version
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.linkedin.errors import PROVIDER
+from pressroom.providers.linkedin.errors import classify
+from pressroom.providers.linkedin.session import API
+from pressroom.providers.linkedin.session import DEFAULT_VERSION
 from pressroom.providers.linkedin.tokens import TOKEN_ENDPOINT
 
 AUTHORIZE_URL = "https://www.linkedin.com/oauth/v2/authorization"

@@ -16,7 +16,8 @@ from typing import Any
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.linkedin.commentary import little_text
 from pressroom.providers.linkedin.errors import duplicate_of
-from pressroom.providers.linkedin.session import LinkedInSession, encoded
+from pressroom.providers.linkedin.session import LinkedInSession
+from pressroom.providers.linkedin.session import encoded
 
 VISIBILITIES = ("PUBLIC", "CONNECTIONS")
 

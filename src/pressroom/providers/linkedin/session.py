@@ -12,19 +12,24 @@ set is still reported through `on_credentials_changed` at once (a new access tok
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable
+from collections.abc import Mapping
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.linkedin.errors import PROVIDER, classify
+from pressroom.providers.linkedin.errors import PROVIDER
+from pressroom.providers.linkedin.errors import classify
 from pressroom.providers.linkedin.tokens import TOKEN_ENDPOINT
-from pressroom.providers.session import RefreshingSession, Renewal
+from pressroom.providers.session import RefreshingSession
+from pressroom.providers.session import Renewal
 
 API = "https://api.linkedin.com"
 DEFAULT_VERSION = "202605"

@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -50,32 +51,31 @@ from urllib.parse import urlsplit
 import httpx
 
 from pressroom.kit.clock import utcnow
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    MediaItem,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-    counter_metrics,
-    probed_health,
-    refused_part,
-)
-from pressroom.providers.http import (
-    FilePart,
-    HttpAdapter,
-    MediaReader,
-    Sleep,
-    given_or_own_client,
-    media_filename,
-    multipart_body,
-    provider_request,
-    response_json,
-    safe_detail,
-    status_failure,
-)
-from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import counter_metrics
+from pressroom.providers.adapter import probed_health
+from pressroom.providers.adapter import refused_part
+from pressroom.providers.http import FilePart
+from pressroom.providers.http import HttpAdapter
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import Sleep
+from pressroom.providers.http import given_or_own_client
+from pressroom.providers.http import media_filename
+from pressroom.providers.http import multipart_body
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import comment_refusal
+from pressroom.providers.options import first_comment
+from pressroom.providers.options import thread_texts
 from pressroom.providers.session import BearerSession
 
 PROVIDER = "Mastodon"

@@ -5,28 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pressroom.providers.rules import (
-    GIF,
-    JPEG,
-    MOV,
-    MP4,
-    PNG,
-    WEBM,
-    WEBP,
-    alt_texts_option,
-    first_reply_option,
-    media_rule,
-    text_rule,
-    thread_option,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GIF
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import WEBM
+from pressroom.providers.rules import WEBP
+from pressroom.providers.rules import alt_texts_option
+from pressroom.providers.rules import first_reply_option
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.rules import thread_option
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # Defaults of a stock instance (GET /api/v2/instance configuration, https://docs.joinmastodon.org/methods/instance/#v2):
 # statuses.max_characters 500, max_media_attachments 4, characters_reserved_per_url 23;

@@ -20,7 +20,8 @@ read statuses (metrics), write statuses (post, reply, delete) and write media (u
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,8 +29,12 @@ import httpx
 
 from pressroom.kit.outbound.destination import check_destination_url
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import provider_request, response_json, safe_detail, status_failure
-from pressroom.providers.mastodon.adapter import PROVIDER, verify_credentials
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.mastodon.adapter import PROVIDER
+from pressroom.providers.mastodon.adapter import verify_credentials
 from pressroom.providers.x.oauth import code_challenge
 
 SCOPES = ("read:accounts", "read:statuses", "write:media", "write:statuses")

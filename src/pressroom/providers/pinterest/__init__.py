@@ -2,6 +2,7 @@
 `CONNECTOR`) and publishing pins to its boards (adapter.py `PinterestAdapter`)."""
 
 from pressroom.providers.pinterest.adapter import PinterestAdapter
-from pressroom.providers.pinterest.oauth import CONNECTOR, PinterestConnector
+from pressroom.providers.pinterest.oauth import CONNECTOR
+from pressroom.providers.pinterest.oauth import PinterestConnector
 
 __all__ = ["CONNECTOR", "PinterestAdapter", "PinterestConnector"]

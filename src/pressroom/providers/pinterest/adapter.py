@@ -15,35 +15,34 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    MediaItem,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.credentials import (
-    PROCESS_CREDENTIALS,
-    CredentialCache,
-    CredentialsChanged,
-    CredentialStore,
-)
-from pressroom.providers.http import MediaReader, Polling, PublicMediaUrl, Sleep, public_link
+from pressroom.providers.credentials import PROCESS_CREDENTIALS
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.credentials import CredentialsChanged
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import Sleep
+from pressroom.providers.http import public_link
 from pressroom.providers.pinterest import pins
 from pressroom.providers.pinterest.api import PinterestSession
 from pressroom.providers.pinterest.metrics import pin_metrics
-from pressroom.providers.pinterest.video import (
-    DEFAULT_POLL_BUDGET,
-    DEFAULT_POLL_INTERVAL,
-    upload_video,
-)
+from pressroom.providers.pinterest.video import DEFAULT_POLL_BUDGET
+from pressroom.providers.pinterest.video import DEFAULT_POLL_INTERVAL
+from pressroom.providers.pinterest.video import upload_video
 
 
 class PinterestAdapter:

@@ -18,9 +18,11 @@ import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.pinterest.errors import PROVIDER, classify
+from pressroom.providers.pinterest.errors import PROVIDER
+from pressroom.providers.pinterest.errors import classify
 from pressroom.providers.pinterest.tokens import refresh_tokens
-from pressroom.providers.session import RefreshingSession, Renewal
+from pressroom.providers.session import RefreshingSession
+from pressroom.providers.session import Renewal
 
 API = "https://api.pinterest.com/v5"
 DAY = 86400

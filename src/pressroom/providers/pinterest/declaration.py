@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GB,
-    GIF,
-    JPEG,
-    MB,
-    MINUTE,
-    MOV,
-    MP4,
-    PNG,
-    WEBP,
-    media_rule,
-    text_rule,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GB
+from pressroom.providers.rules import GIF
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MB
+from pressroom.providers.rules import MINUTE
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import WEBP
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # POST /v5/pins (https://developers.pinterest.com/docs/api/v5/pins-create): board_id required,
 # description up to 800 characters, title 100, link 2048, alt_text 500; carousels of 2 to 5

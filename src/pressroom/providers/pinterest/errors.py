@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError, refused_part
-from pressroom.providers.http import (
-    rate_limited,
-    response_json,
-    safe_detail,
-    status_failure,
-    token_rejected,
-)
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import refused_part
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.http import token_rejected
 
 PROVIDER = "Pinterest"
 # Pinterest's error code for "Authentication failed" (also sent with other statuses).

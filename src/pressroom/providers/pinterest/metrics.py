@@ -12,7 +12,8 @@ opens the pin, and one that follows its link, are both clicks).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 
 from pressroom.providers.pinterest.api import PinterestSession
 

@@ -28,14 +28,14 @@ from typing import Any
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import (
-    CodeFlowConnector,
-    ConnectedAccount,
-    OAuthApp,
-)
-from pressroom.providers.http import provider_request, response_json
+from pressroom.providers.connection import CodeFlowConnector
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
 from pressroom.providers.pinterest.api import API
-from pressroom.providers.pinterest.errors import PROVIDER, classify
+from pressroom.providers.pinterest.errors import PROVIDER
+from pressroom.providers.pinterest.errors import classify
 from pressroom.providers.pinterest.tokens import exchange_code
 
 AUTHORIZE_URL = "https://www.pinterest.com/oauth/"

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pressroom.providers.adapter import ProviderError, PublishRequest
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.pinterest.api import PinterestSession
 
 WEB = "https://www.pinterest.com"

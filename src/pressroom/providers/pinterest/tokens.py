@@ -22,9 +22,11 @@ import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.pinterest.errors import PROVIDER, error_message
+from pressroom.providers.pinterest.errors import PROVIDER
 from pressroom.providers.pinterest.errors import classify as classify_answer
-from pressroom.providers.token_endpoint import Secrets, TokenEndpoint
+from pressroom.providers.pinterest.errors import error_message
+from pressroom.providers.token_endpoint import Secrets
+from pressroom.providers.token_endpoint import TokenEndpoint
 
 TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
 

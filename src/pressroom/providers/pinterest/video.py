@@ -15,19 +15,19 @@
 
 from __future__ import annotations
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import (
-    FilePart,
-    MediaReader,
-    PollBudget,
-    Polling,
-    media_filename,
-    multipart_body,
-    provider_request,
-    safe_detail,
-)
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import FilePart
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import PollBudget
+from pressroom.providers.http import Polling
+from pressroom.providers.http import media_filename
+from pressroom.providers.http import multipart_body
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import safe_detail
 from pressroom.providers.pinterest.api import PinterestSession
-from pressroom.providers.pinterest.errors import PROVIDER, classify
+from pressroom.providers.pinterest.errors import PROVIDER
+from pressroom.providers.pinterest.errors import classify
 
 DEFAULT_POLL_INTERVAL = 3.0
 DEFAULT_POLL_BUDGET = 30.0

@@ -23,21 +23,21 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam
+from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from pressroom.kit.clock import utcnow
 from pressroom.kit.schema import as_utc
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
 from pressroom.providers.options import first_comment
 from pressroom.providers.sandbox.models import SandboxPublication
 

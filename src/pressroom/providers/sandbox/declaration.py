@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GIF,
-    JPEG,
-    MOV,
-    MP4,
-    PNG,
-    WEBM,
-    WEBP,
-    first_reply_option,
-    media_rule,
-    text_rule,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GIF
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import WEBM
+from pressroom.providers.rules import WEBP
+from pressroom.providers.rules import first_reply_option
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # The sandbox simulator's switches (contract section 7). They are options of the sandbox's post and
 # of any channel connected with --simulated, which is validated by its real provider's declaration.

@@ -10,10 +10,15 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import Index
+from sqlalchemy import Integer
+from sqlalchemy import String
+from sqlalchemy import Text
+from sqlalchemy.orm import Mapped
+from sqlalchemy.orm import mapped_column
 
-from pressroom.db import Base, IdMixin
+from pressroom.db import Base
+from pressroom.db import IdMixin
 
 
 class SandboxPublication(IdMixin, Base):

@@ -2,6 +2,7 @@
 that publishes to it (adapter.py)."""
 
 from pressroom.providers.threads.adapter import ThreadsAdapter
-from pressroom.providers.threads.oauth import CONNECTOR, ThreadsConnector
+from pressroom.providers.threads.oauth import CONNECTOR
+from pressroom.providers.threads.oauth import ThreadsConnector
 
 __all__ = ["CONNECTOR", "ThreadsAdapter", "ThreadsConnector"]

@@ -23,26 +23,28 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any, Unpack
+from typing import Any
+from typing import Unpack
 
 from pressroom.kit.clock import utc_minute
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-)
-from pressroom.providers.http import Polling, PublicMediaUrl, Sleep
-from pressroom.providers.session import RefreshingAdapter, RefreshingOptions
-from pressroom.providers.threads.containers import (
-    DEFAULT_POLL_INTERVAL,
-    DEFAULT_PROCESSING_TIMEOUT,
-    Containers,
-)
-from pressroom.providers.threads.progress import PROCESS_PROGRESS, ProgressBook
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import Sleep
+from pressroom.providers.session import RefreshingAdapter
+from pressroom.providers.session import RefreshingOptions
+from pressroom.providers.threads.containers import DEFAULT_POLL_INTERVAL
+from pressroom.providers.threads.containers import DEFAULT_PROCESSING_TIMEOUT
+from pressroom.providers.threads.containers import Containers
+from pressroom.providers.threads.progress import PROCESS_PROGRESS
+from pressroom.providers.threads.progress import ProgressBook
 from pressroom.providers.threads.publishing import publish_steps
-from pressroom.providers.threads.session import DAY, ThreadsSession
+from pressroom.providers.threads.session import DAY
+from pressroom.providers.threads.session import ThreadsSession
 from pressroom.providers.threads.steps import plan_steps
 
 # check_health warns this long before a token that cannot be refreshed expires.

@@ -14,8 +14,10 @@ from collections.abc import Mapping
 
 import httpx
 
-from pressroom.providers.http import provider_request, response_json
-from pressroom.providers.threads.errors import PROVIDER, classify
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.threads.errors import PROVIDER
+from pressroom.providers.threads.errors import classify
 
 GRAPH = "https://graph.threads.net"
 API = f"{GRAPH}/v1.0"

@@ -28,8 +28,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import PollBudget, Polling, PublicMediaUrl, response_json
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import PollBudget
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import response_json
 from pressroom.providers.threads.session import ThreadsSession
 
 DEFAULT_POLL_INTERVAL = 5.0

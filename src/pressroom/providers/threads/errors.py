@@ -27,15 +27,16 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError, refused_part
-from pressroom.providers.graph import AUTH_CODES, AUTH_SUBCODES, with_usage_retry_after
-from pressroom.providers.http import (
-    rate_limited,
-    response_json,
-    retry_after_seconds,
-    safe_detail,
-    status_failure,
-)
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import refused_part
+from pressroom.providers.graph import AUTH_CODES
+from pressroom.providers.graph import AUTH_SUBCODES
+from pressroom.providers.graph import with_usage_retry_after
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import retry_after_seconds
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 
 PROVIDER = "Threads"
 

@@ -22,20 +22,23 @@ Credentials dict: `{"accessToken", "expiresAt" (Unix seconds), "userId", "userna
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import (
-    CodeFlowConnector,
-    ConnectedAccount,
-    OAuthApp,
-    operator_token,
-)
-from pressroom.providers.threads.api import API, GRAPH, answer_json, send
+from pressroom.providers.connection import CodeFlowConnector
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import operator_token
+from pressroom.providers.threads.api import API
+from pressroom.providers.threads.api import GRAPH
+from pressroom.providers.threads.api import answer_json
+from pressroom.providers.threads.api import send
 
 AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 TOKEN_URL = f"{GRAPH}/oauth/access_token"

@@ -19,7 +19,8 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 # A container Threads has not published within 24 hours is expired: no use remembering it.
 CONTAINER_LIFETIME_SECONDS = 24 * 3600.0

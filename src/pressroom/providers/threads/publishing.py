@@ -18,14 +18,14 @@ Before the first step that really posts, the account's quota is checked for all 
 from __future__ import annotations
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.threads.containers import Containers, Step
-from pressroom.providers.threads.progress import (
-    CONTAINER_LIFETIME_SECONDS,
-    PublishProgress,
-    StepProgress,
-)
+from pressroom.providers.threads.containers import Containers
+from pressroom.providers.threads.containers import Step
+from pressroom.providers.threads.progress import CONTAINER_LIFETIME_SECONDS
+from pressroom.providers.threads.progress import PublishProgress
+from pressroom.providers.threads.progress import StepProgress
 from pressroom.providers.threads.quota import check_quota
-from pressroom.providers.threads.recovery import find_published_post, find_published_reply
+from pressroom.providers.threads.recovery import find_published_post
+from pressroom.providers.threads.recovery import find_published_reply
 from pressroom.providers.threads.session import ThreadsSession
 
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pressroom.providers.threads.containers import POST_MEDIA_TYPES, Step
-from pressroom.providers.threads.session import DAY, ThreadsSession
+from pressroom.providers.threads.containers import POST_MEDIA_TYPES
+from pressroom.providers.threads.containers import Step
+from pressroom.providers.threads.session import DAY
+from pressroom.providers.threads.session import ThreadsSession
 
 # How far back an earlier attempt's post is looked for: retries of a publish come within hours
 # (the publisher caps a wait at one hour), and Threads keeps a container 24 hours at most.

@@ -18,9 +18,12 @@ from typing import Any
 import httpx
 
 from pressroom.kit.clock import utc_minute
-from pressroom.providers.adapter import ChannelContext, ProviderError
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialStore
-from pressroom.providers.threads.api import API, answer_json, send
+from pressroom.providers.threads.api import API
+from pressroom.providers.threads.api import answer_json
+from pressroom.providers.threads.api import send
 from pressroom.providers.threads.errors import classify
 from pressroom.providers.threads.oauth import refresh_long_lived
 

@@ -4,11 +4,16 @@ malformed one never leaves a thread half published."""
 
 from __future__ import annotations
 
-from pressroom.providers.adapter import ProviderError, PublishRequest
-from pressroom.providers.options import alt_texts, first_comment, thread_texts
-from pressroom.providers.text import count_graphemes_emoji_as_bytes, count_links
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import first_comment
+from pressroom.providers.options import thread_texts
+from pressroom.providers.text import count_graphemes_emoji_as_bytes
+from pressroom.providers.text import count_links
 from pressroom.providers.threads.containers import Step
-from pressroom.providers.threads.declaration import DECLARATION, REPLY_CONTROLS
+from pressroom.providers.threads.declaration import DECLARATION
+from pressroom.providers.threads.declaration import REPLY_CONTROLS
 
 
 def plan_steps(request: PublishRequest) -> list[Step]:

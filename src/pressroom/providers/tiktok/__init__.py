@@ -2,6 +2,7 @@
 that posts to it (adapter.py)."""
 
 from pressroom.providers.tiktok.adapter import TikTokAdapter
-from pressroom.providers.tiktok.oauth import CONNECTOR, TikTokConnector
+from pressroom.providers.tiktok.oauth import CONNECTOR
+from pressroom.providers.tiktok.oauth import TikTokConnector
 
 __all__ = ["CONNECTOR", "TikTokAdapter", "TikTokConnector"]

@@ -33,24 +33,32 @@ import time
 from datetime import datetime
 from typing import Unpack
 
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-    counter_metrics,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import counter_metrics
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.http import MediaReader, PublicMediaUrl, Sleep
-from pressroom.providers.session import OAuthAdapter, RefreshingOptions
-from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH, CreatorInfo
-from pressroom.providers.tiktok.posts import PostBuilder, post_url
-from pressroom.providers.tiktok.progress import PROCESS_PENDING, PendingPublishes
-from pressroom.providers.tiktok.session import TikTokSession, renewal_blocker
-from pressroom.providers.tiktok.status import DEFAULT_POLL_INTERVAL, DEFAULT_TIMEOUT, StatusPoll
-from pressroom.providers.tiktok.tokens import refresh_tokens, revoke_token
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import Sleep
+from pressroom.providers.session import OAuthAdapter
+from pressroom.providers.session import RefreshingOptions
+from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH
+from pressroom.providers.tiktok.creator import CreatorInfo
+from pressroom.providers.tiktok.posts import PostBuilder
+from pressroom.providers.tiktok.posts import post_url
+from pressroom.providers.tiktok.progress import PROCESS_PENDING
+from pressroom.providers.tiktok.progress import PendingPublishes
+from pressroom.providers.tiktok.session import TikTokSession
+from pressroom.providers.tiktok.session import renewal_blocker
+from pressroom.providers.tiktok.status import DEFAULT_POLL_INTERVAL
+from pressroom.providers.tiktok.status import DEFAULT_TIMEOUT
+from pressroom.providers.tiktok.status import StatusPoll
+from pressroom.providers.tiktok.tokens import refresh_tokens
+from pressroom.providers.tiktok.tokens import revoke_token
 from pressroom.providers.tiktok.upload import DEFAULT_CHUNK_BYTES
 
 METRIC_FIELDS = "id,view_count,like_count,comment_count,share_count"

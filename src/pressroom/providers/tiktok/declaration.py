@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GB,
-    JPEG,
-    MB,
-    MINUTE,
-    MOV,
-    MP4,
-    WEBM,
-    WEBP,
-    media_rule,
-    text_rule,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GB
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MB
+from pressroom.providers.rules import MINUTE
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import WEBM
+from pressroom.providers.rules import WEBP
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # Content Posting API: a video's title (its caption) up to 2,200 UTF-16 runes
 # (https://developers.tiktok.com/doc/content-posting-api-reference-direct-post); a photo post up

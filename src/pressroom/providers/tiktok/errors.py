@@ -12,7 +12,10 @@ from __future__ import annotations
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import rate_limited, response_json, safe_detail, status_failure
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 
 PROVIDER = "TikTok"
 # TikTok's limits are per minute and per access token (6 inits, 20 creator_info, 30 status

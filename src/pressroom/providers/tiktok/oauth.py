@@ -26,17 +26,18 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ChannelContext, ProviderError
-from pressroom.providers.connection import (
-    CodeFlowConnector,
-    ConnectedAccount,
-    OAuthApp,
-    operator_token,
-)
-from pressroom.providers.credentials import CredentialCache, CredentialStore
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.connection import CodeFlowConnector
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import operator_token
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.tiktok.creator import CREATOR_INFO_PATH
 from pressroom.providers.tiktok.session import TikTokSession
-from pressroom.providers.tiktok.tokens import TOKEN_ENDPOINT, refresh_tokens
+from pressroom.providers.tiktok.tokens import TOKEN_ENDPOINT
+from pressroom.providers.tiktok.tokens import refresh_tokens
 
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
 SCOPES = ("user.info.basic", "video.publish", "video.list")

@@ -11,11 +11,17 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import MediaItem, ProviderError, PublishRequest
-from pressroom.providers.http import MediaReader, PublicMediaUrl
-from pressroom.providers.tiktok.creator import CreatorInfo, interactions, privacy_level
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.tiktok.creator import CreatorInfo
+from pressroom.providers.tiktok.creator import interactions
+from pressroom.providers.tiktok.creator import privacy_level
 from pressroom.providers.tiktok.session import TikTokSession
-from pressroom.providers.tiktok.upload import ChunkPlan, send_chunks
+from pressroom.providers.tiktok.upload import ChunkPlan
+from pressroom.providers.tiktok.upload import send_chunks
 
 VIDEO_INIT_PATH = "/v2/post/publish/video/init/"
 CONTENT_INIT_PATH = "/v2/post/publish/content/init/"

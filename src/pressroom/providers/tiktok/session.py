@@ -16,8 +16,12 @@ import httpx
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.http import response_json
-from pressroom.providers.session import RefreshingSession, Renewal
-from pressroom.providers.tiktok.errors import PROVIDER, classify, is_failure, tiktok_error
+from pressroom.providers.session import RefreshingSession
+from pressroom.providers.session import Renewal
+from pressroom.providers.tiktok.errors import PROVIDER
+from pressroom.providers.tiktok.errors import classify
+from pressroom.providers.tiktok.errors import is_failure
+from pressroom.providers.tiktok.errors import tiktok_error
 from pressroom.providers.tiktok.tokens import refresh_tokens
 
 API = "https://open.tiktokapis.com"

@@ -17,7 +17,8 @@ import math
 from dataclasses import dataclass
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import Sleep, safe_detail
+from pressroom.providers.http import Sleep
+from pressroom.providers.http import safe_detail
 from pressroom.providers.tiktok.errors import classify_code
 from pressroom.providers.tiktok.session import TikTokSession
 

@@ -14,13 +14,17 @@ seconds), "scope", "openId"}` (plus `unionId`, `displayName`, `username` from th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.http import provider_request, response_json, safe_detail, status_failure
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 from pressroom.providers.tiktok.errors import PROVIDER
 from pressroom.providers.token_endpoint import TokenEndpoint
 

@@ -21,8 +21,12 @@ from dataclasses import dataclass
 
 import httpx
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import MediaReader, provider_request, safe_detail, status_failure
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 from pressroom.providers.tiktok.errors import PROVIDER
 
 DEFAULT_CHUNK_BYTES = 10_000_000

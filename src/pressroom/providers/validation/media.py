@@ -4,17 +4,16 @@ duration, aspect ratio and page count; and one media item named by an option (`m
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pressroom.kit.errors import FieldError
-from pressroom.providers.schemas import (
-    ContentKind,
-    MediaKind,
-    MediaKindRule,
-    OptionRule,
-    ratio_value,
-)
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ratio_value
 
 KIND_NAMES: dict[MediaKind, tuple[str, str]] = {
     "image": ("image", "images"),

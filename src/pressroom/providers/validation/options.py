@@ -4,18 +4,19 @@ each value's type and limits, and the options it requires."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from pressroom.kit.errors import FieldError
 from pressroom.providers.schemas import OptionRule
 from pressroom.providers.validation.media import check_media_option
-from pressroom.providers.validation.text import describe_character, forbidden_in, option_too_long
-from pressroom.providers.validation.text_options import (
-    OptionContext,
-    check_media_texts,
-    check_text_list,
-    check_text_option,
-)
+from pressroom.providers.validation.text import describe_character
+from pressroom.providers.validation.text import forbidden_in
+from pressroom.providers.validation.text import option_too_long
+from pressroom.providers.validation.text_options import OptionContext
+from pressroom.providers.validation.text_options import check_media_texts
+from pressroom.providers.validation.text_options import check_text_list
+from pressroom.providers.validation.text_options import check_text_option
 
 
 def check_options(

@@ -3,14 +3,18 @@ its options, then an option counted with the text, in the order clients see the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from pressroom.kit.errors import FieldError
 from pressroom.providers.declarations import SIMULATION_OPTIONS
 from pressroom.providers.schemas import ProviderDeclaration
-from pressroom.providers.validation.media import MediaFacts, check_media
+from pressroom.providers.validation.media import MediaFacts
+from pressroom.providers.validation.media import check_media
 from pressroom.providers.validation.options import check_options
-from pressroom.providers.validation.text import check_text, check_with_text, counted_with_text
+from pressroom.providers.validation.text import check_text
+from pressroom.providers.validation.text import check_with_text
+from pressroom.providers.validation.text import counted_with_text
 from pressroom.providers.validation.text_options import OptionContext
 
 

@@ -4,18 +4,19 @@ together with the text (Mastodon's content warning), measured in the network's u
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pressroom.kit.errors import FieldError
-from pressroom.providers.schemas import ContentKind, OptionRule, TextRule
-from pressroom.providers.text import (
-    TextUnit,
-    count_graphemes_emoji_as_bytes,
-    count_links,
-    count_text,
-    count_utf8_bytes,
-)
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import TextRule
+from pressroom.providers.text import TextUnit
+from pressroom.providers.text import count_graphemes_emoji_as_bytes
+from pressroom.providers.text import count_links
+from pressroom.providers.text import count_text
+from pressroom.providers.text import count_utf8_bytes
 
 UNIT_NAMES: dict[TextUnit, tuple[str, str]] = {
     "weighted": ("weighted character", "weighted characters"),

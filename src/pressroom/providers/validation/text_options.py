@@ -3,13 +3,19 @@ texts (``textList``) and the alt texts of the target's media (``mediaTexts``).""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
 from pressroom.kit.errors import FieldError
-from pressroom.providers.schemas import OptionRule, TextRule
-from pressroom.providers.validation.media import MediaFacts, items
-from pressroom.providers.validation.text import CountedOption, check_text_limits, option_too_long
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import TextRule
+from pressroom.providers.validation.media import MediaFacts
+from pressroom.providers.validation.media import items
+from pressroom.providers.validation.text import CountedOption
+from pressroom.providers.validation.text import check_text_limits
+from pressroom.providers.validation.text import option_too_long
 
 
 @dataclass(frozen=True)

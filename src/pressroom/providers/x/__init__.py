@@ -6,21 +6,17 @@ on_credentials_changed=...)`. Connect a channel through `oauth.start_authorizati
 elsewhere through `credentials_from_cli_options`.
 """
 
-from pressroom.providers.x.adapter import (
-    XAdapter,
-    credentials_from_cli_options,
-    normalized_text,
-    verify_credentials,
-)
-from pressroom.providers.x.oauth import (
-    DEFAULT_SCOPES,
-    PendingAuthorization,
-    XApp,
-    exchange_code,
-    revoke_token,
-    start_authorization,
-    states_match,
-)
+from pressroom.providers.x.adapter import XAdapter
+from pressroom.providers.x.adapter import credentials_from_cli_options
+from pressroom.providers.x.adapter import normalized_text
+from pressroom.providers.x.adapter import verify_credentials
+from pressroom.providers.x.oauth import DEFAULT_SCOPES
+from pressroom.providers.x.oauth import PendingAuthorization
+from pressroom.providers.x.oauth import XApp
+from pressroom.providers.x.oauth import exchange_code
+from pressroom.providers.x.oauth import revoke_token
+from pressroom.providers.x.oauth import start_authorization
+from pressroom.providers.x.oauth import states_match
 
 __all__ = [
     "DEFAULT_SCOPES",

@@ -39,39 +39,37 @@ import re
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Unpack
+from typing import Any
+from typing import Unpack
 
 import httpx
 
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-    probed_health,
-    shown_metrics,
-)
-from pressroom.providers.credentials import (
-    CredentialCache,
-    CredentialStore,
-)
-from pressroom.providers.http import (
-    MediaReader,
-    Sleep,
-    given_or_own_client,
-    response_json,
-)
-from pressroom.providers.options import alt_texts, comment_refusal, first_comment, thread_texts
-from pressroom.providers.session import OAuthAdapter, RefreshingOptions
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import probed_health
+from pressroom.providers.adapter import shown_metrics
+from pressroom.providers.credentials import CredentialCache
+from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import Sleep
+from pressroom.providers.http import given_or_own_client
+from pressroom.providers.http import response_json
+from pressroom.providers.options import alt_texts
+from pressroom.providers.options import comment_refusal
+from pressroom.providers.options import first_comment
+from pressroom.providers.options import thread_texts
+from pressroom.providers.session import OAuthAdapter
+from pressroom.providers.session import RefreshingOptions
 from pressroom.providers.token_endpoint import TokenSet
-from pressroom.providers.x.media import (
-    DEFAULT_PROCESSING_TIMEOUT,
-    DEFAULT_SEGMENT_BYTES,
-    MediaUploader,
-)
-from pressroom.providers.x.oauth import XApp, revoke_token
+from pressroom.providers.x.media import DEFAULT_PROCESSING_TIMEOUT
+from pressroom.providers.x.media import DEFAULT_SEGMENT_BYTES
+from pressroom.providers.x.media import MediaUploader
+from pressroom.providers.x.oauth import XApp
+from pressroom.providers.x.oauth import revoke_token
 from pressroom.providers.x.session import XSession
 
 # How many of the account's latest posts a duplicate recovery looks through.

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GIF,
-    JPEG,
-    MOV,
-    MP4,
-    PNG,
-    WEBP,
-    MiB,
-    alt_texts_option,
-    first_reply_option,
-    media_rule,
-    text_rule,
-    thread_option,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GIF
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import WEBP
+from pressroom.providers.rules import MiB
+from pressroom.providers.rules import alt_texts_option
+from pressroom.providers.rules import first_reply_option
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.rules import thread_option
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 from pressroom.providers.text import X_INVALID_CHARACTERS
 
 # Text: 280 weighted characters, URLs 23 (twitter-text config/v3.json;

@@ -19,22 +19,22 @@
 from __future__ import annotations
 
 import math
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import (
-    FilePart,
-    MediaReader,
-    Sleep,
-    fixed_chunks,
-    media_filename,
-    multipart_body,
-    response_json,
-    single_chunk,
-)
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import FilePart
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import Sleep
+from pressroom.providers.http import fixed_chunks
+from pressroom.providers.http import media_filename
+from pressroom.providers.http import multipart_body
+from pressroom.providers.http import response_json
+from pressroom.providers.http import single_chunk
 from pressroom.providers.x.session import XSession
 
 # APPEND segments must be at most 5 MB; 4 MiB leaves room for the multipart envelope.

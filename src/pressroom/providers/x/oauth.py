@@ -31,20 +31,20 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
-from pressroom.providers.http import (
-    given_or_own_client,
-    provider_request,
-    response_json,
-    safe_detail,
-    status_failure,
-)
-from pressroom.providers.token_endpoint import TokenEndpoint, TokenSet
+from pressroom.providers.http import given_or_own_client
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.token_endpoint import TokenEndpoint
+from pressroom.providers.token_endpoint import TokenSet
 
 AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
 TOKEN_URL = "https://api.x.com/2/oauth2/token"

@@ -18,16 +18,18 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import ProviderError, duplicate_refused, refused_part
-from pressroom.providers.http import (
-    rate_limited,
-    response_json,
-    safe_detail,
-    status_failure,
-    token_rejected,
-)
-from pressroom.providers.session import RefreshingSession, Renewal
-from pressroom.providers.x.oauth import XApp, refresh_access_token
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import duplicate_refused
+from pressroom.providers.adapter import refused_part
+from pressroom.providers.http import rate_limited
+from pressroom.providers.http import response_json
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
+from pressroom.providers.http import token_rejected
+from pressroom.providers.session import RefreshingSession
+from pressroom.providers.session import Renewal
+from pressroom.providers.x.oauth import XApp
+from pressroom.providers.x.oauth import refresh_access_token
 
 PROVIDER = "X"
 API = "https://api.x.com"

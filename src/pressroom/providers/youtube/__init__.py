@@ -2,6 +2,7 @@
 (oauth.py `CONNECTOR`) and uploading videos and Shorts to it (adapter.py `YouTubeAdapter`)."""
 
 from pressroom.providers.youtube.adapter import YouTubeAdapter
-from pressroom.providers.youtube.oauth import CONNECTOR, YouTubeConnector
+from pressroom.providers.youtube.oauth import CONNECTOR
+from pressroom.providers.youtube.oauth import YouTubeConnector
 
 __all__ = ["CONNECTOR", "YouTubeAdapter", "YouTubeConnector"]

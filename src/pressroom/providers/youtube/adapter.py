@@ -21,30 +21,30 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Unpack
 
-from pressroom.providers.adapter import (
-    ChannelContext,
-    HealthResult,
-    MediaItem,
-    ProviderError,
-    PublishRequest,
-    PublishResult,
-    Revocation,
-    probed_health,
-    shown_metrics,
-)
+from pressroom.providers.adapter import ChannelContext
+from pressroom.providers.adapter import HealthResult
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import probed_health
+from pressroom.providers.adapter import shown_metrics
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.http import MediaLookup, MediaReader
-from pressroom.providers.session import OAuthAdapter, RefreshingOptions
-from pressroom.providers.youtube.oauth import API, revoke_token
+from pressroom.providers.http import MediaLookup
+from pressroom.providers.http import MediaReader
+from pressroom.providers.session import OAuthAdapter
+from pressroom.providers.session import RefreshingOptions
+from pressroom.providers.youtube.oauth import API
+from pressroom.providers.youtube.oauth import revoke_token
 from pressroom.providers.youtube.recovery import find_uploaded
-from pressroom.providers.youtube.session import ROTATION_KEY, YouTubeSession
+from pressroom.providers.youtube.session import ROTATION_KEY
+from pressroom.providers.youtube.session import YouTubeSession
 from pressroom.providers.youtube.thumbnail import set_thumbnail
-from pressroom.providers.youtube.upload import (
-    DEFAULT_CHUNK_BYTES,
-    PROCESS_UPLOADS,
-    ResumableUpload,
-    UploadSessions,
-)
+from pressroom.providers.youtube.upload import DEFAULT_CHUNK_BYTES
+from pressroom.providers.youtube.upload import PROCESS_UPLOADS
+from pressroom.providers.youtube.upload import ResumableUpload
+from pressroom.providers.youtube.upload import UploadSessions
 from pressroom.providers.youtube.video import video_resource
 
 WEB = "https://www.youtube.com"

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from pressroom.providers.rules import (
-    GB,
-    HOUR,
-    JPEG,
-    MB,
-    MINUTE,
-    MOV,
-    MP4,
-    PNG,
-    WEBM,
-    media_rule,
-    text_rule,
-)
-from pressroom.providers.schemas import (
-    Capabilities,
-    ContentKind,
-    MediaKindRule,
-    OptionRule,
-    ProviderDeclaration,
-)
+from pressroom.providers.rules import GB
+from pressroom.providers.rules import HOUR
+from pressroom.providers.rules import JPEG
+from pressroom.providers.rules import MB
+from pressroom.providers.rules import MINUTE
+from pressroom.providers.rules import MOV
+from pressroom.providers.rules import MP4
+from pressroom.providers.rules import PNG
+from pressroom.providers.rules import WEBM
+from pressroom.providers.rules import media_rule
+from pressroom.providers.rules import text_rule
+from pressroom.providers.schemas import Capabilities
+from pressroom.providers.schemas import ContentKind
+from pressroom.providers.schemas import MediaKindRule
+from pressroom.providers.schemas import OptionRule
+from pressroom.providers.schemas import ProviderDeclaration
 
 # videos.insert: files up to 256 GB of type video/* (https://developers.google.com/youtube/v3/docs/videos/insert).
 # snippet.title: required, at most 100 characters, no "<" or ">"; snippet.description: at most 5000

@@ -16,13 +16,22 @@ the `Retry-After` Google sends, else after a minute.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC
+from datetime import datetime
+from datetime import time
+from datetime import timedelta
+from datetime import timezone
+from datetime import tzinfo
+from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfoNotFoundError
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.http import response_json, retry_after_seconds, safe_detail, status_failure
+from pressroom.providers.http import response_json
+from pressroom.providers.http import retry_after_seconds
+from pressroom.providers.http import safe_detail
+from pressroom.providers.http import status_failure
 
 PROVIDER = "YouTube"
 

@@ -29,16 +29,24 @@ Credentials dict: `{"accessToken", "refreshToken", "expiresAt" (Unix seconds), "
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import CodeFlowConnector, ConnectedAccount, OAuthApp
-from pressroom.providers.http import provider_request, response_json, status_failure
-from pressroom.providers.token_endpoint import Secrets, TokenEndpoint, TokenSet
-from pressroom.providers.youtube.errors import PROVIDER, error_detail
+from pressroom.providers.connection import CodeFlowConnector
+from pressroom.providers.connection import ConnectedAccount
+from pressroom.providers.connection import OAuthApp
+from pressroom.providers.http import provider_request
+from pressroom.providers.http import response_json
+from pressroom.providers.http import status_failure
+from pressroom.providers.token_endpoint import Secrets
+from pressroom.providers.token_endpoint import TokenEndpoint
+from pressroom.providers.token_endpoint import TokenSet
+from pressroom.providers.youtube.errors import PROVIDER
+from pressroom.providers.youtube.errors import error_detail
 
 AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"

@@ -13,7 +13,8 @@ block the publish, and the worst case is the duplicate the lookup tries to avoid
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 from pressroom.providers.adapter import ProviderError

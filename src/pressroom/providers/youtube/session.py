@@ -9,14 +9,16 @@ does not refresh again.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.connection import OAuthApp
-from pressroom.providers.session import RefreshingSession, Renewal
+from pressroom.providers.session import RefreshingSession
+from pressroom.providers.session import Renewal
 from pressroom.providers.youtube import errors
 from pressroom.providers.youtube.oauth import refresh_access_token
 

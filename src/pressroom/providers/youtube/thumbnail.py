@@ -15,8 +15,11 @@ import logging
 import uuid
 from typing import Any
 
-from pressroom.providers.adapter import ProviderError, PublishRequest
-from pressroom.providers.http import MediaLookup, MediaReader, sized_stream
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
+from pressroom.providers.http import MediaLookup
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import sized_stream
 from pressroom.providers.youtube.session import YouTubeSession
 
 logger = logging.getLogger(__name__)

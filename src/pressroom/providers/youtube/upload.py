@@ -30,8 +30,11 @@ from typing import Any
 
 import httpx
 
-from pressroom.providers.adapter import MediaItem, ProviderError
-from pressroom.providers.http import MediaReader, fixed_chunks, response_json
+from pressroom.providers.adapter import MediaItem
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.http import MediaReader
+from pressroom.providers.http import fixed_chunks
+from pressroom.providers.http import response_json
 from pressroom.providers.youtube.session import YouTubeSession
 
 UPLOAD_URL = "https://www.googleapis.com/upload/youtube/v3/videos"

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pressroom.providers.adapter import ProviderError, PublishRequest
+from pressroom.providers.adapter import ProviderError
+from pressroom.providers.adapter import PublishRequest
 
 MAX_TITLE = 100
 MAX_TAGS_LENGTH = 500
