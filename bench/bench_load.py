@@ -75,6 +75,7 @@ def sandbox_channels(base: str, key: str) -> list[str]:
 
 
 def main() -> None:
+    sys.path.insert(0, str(ROOT))  # the load client is shared with the suite's load test
     from tests.load_client import run_load
 
     parser = argparse.ArgumentParser()
