@@ -339,7 +339,6 @@ def floor_statement() -> str:
 # What the API sets for its report transaction (analytics/query.py), set here for the floor
 # too, so both run under the same planner settings.
 FLOOR_SETTINGS = "SET work_mem = '64MB'; SET jit = off"
-REPORT_SETTINGS = "SELECT set_config('work_mem', '64MB', true), set_config('jit', 'off', true)"
 
 
 class Floor:
@@ -549,14 +548,13 @@ class RawStatement:
         await self.engine.dispose()
 
     async def once(self) -> tuple[float, int]:
-        from sqlalchemy import text
-
+        from pressroom.analytics.query import REPORT_SETTINGS
         from pressroom.analytics.query import run_aggregates
 
         started = time.perf_counter()
         async with self.engine.connect() as connection, connection.begin():
             if connection.dialect.name == "postgresql":
-                await connection.execute(text(REPORT_SETTINGS))
+                await connection.execute(REPORT_SETTINGS)
             rows = await run_aggregates(connection, self.organization_id, self.query)
         return time.perf_counter() - started, len(rows)
 

@@ -82,7 +82,7 @@ CURRENT, PREVIOUS = 0, 1
 # For the report's transaction on PostgreSQL. The statement hashes a few hundred thousand
 # rows: with the default 4 MB its hash tables spill to disk. And its cost estimate is far
 # above jit_above_cost, but compiling it to machine code takes longer than running it.
-_REPORT_SETTINGS = text(
+REPORT_SETTINGS = text(
     "SELECT set_config('work_mem', '64MB', true), set_config('jit', 'off', true)"
 )
 
@@ -109,7 +109,7 @@ async def report_connection(runtime: Runtime) -> AsyncIterator[AsyncConnection]:
             await connection.execute(
                 text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             )
-            await connection.execute(_REPORT_SETTINGS)
+            await connection.execute(REPORT_SETTINGS)
             yield connection
     else:
         async with (

@@ -140,57 +140,79 @@ async def emit_many(
     """Emit several events of one organization, in order, as `emit` does each: the
     organization's endpoints are read once, the events written in one statement and their
     deliveries in another (Core statements: nothing enters the session)."""
+    written = await _rows(
+        session,
+        organization_id=organization_id,
+        events=events,
+        retention_seconds=runtime.settings.webhook_retention_seconds,
+    )
+    # The events first: their deliveries refer to them.
+    await session.execute(_INSERT_EVENTS, [event for event, _ in written])
+    deliveries = [delivery for _, of_event in written for delivery in of_event]
+    if deliveries:
+        await session.execute(_INSERT_DELIVERIES, deliveries)
+        await runtime.notifier.notify(session, DELIVERIES_CHANNEL)
+
+
+async def _rows(
+    session: AsyncSession,
+    *,
+    organization_id: uuid.UUID,
+    events: Sequence[tuple[str, dict[str, Any]]],
+    retention_seconds: int,
+    only_endpoint_id: uuid.UUID | None = None,
+    trigger: str = "scheduled",
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The rows of each event and of its deliveries: one to every enabled endpoint of the
+    organization that subscribes to its type (to `only_endpoint_id` alone, whatever it
+    subscribes to, when given)."""
     for event_type, _ in events:
         if event_type not in EVENT_TYPES:
             raise ValueError(f"unknown event type {event_type!r}")
+    subscriptions = _subscriptions()
+    if only_endpoint_id is not None:
+        subscriptions = subscriptions.where(table_of(WebhookEndpoint).c.id == only_endpoint_id)
     endpoints = (
-        await session.execute(_subscriptions(), {"endpoints_organization_id": organization_id})
+        await session.execute(subscriptions, {"endpoints_organization_id": organization_id})
     ).all()
-    retention = timedelta(seconds=runtime.settings.webhook_retention_seconds)
-    event_rows: list[dict[str, Any]] = []
-    delivery_rows: list[dict[str, Any]] = []
+    retention = timedelta(seconds=retention_seconds)
+    written: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     for event_type, data in events:
         now = utcnow()
         event_id = uuid7()
         expires_at = now + retention
-        event_rows.append(
+        event = {
+            "id": event_id,
+            "organization_id": organization_id,
+            "type": event_type,
+            "body": event_body(event_id, event_type, now, organization_id, data),
+            "created_at": now,
+            "expires_at": expires_at,
+        }
+        deliveries = [
             {
-                "id": event_id,
+                "id": uuid7(),
                 "organization_id": organization_id,
-                "type": event_type,
-                "body": event_body(event_id, event_type, now, organization_id, data),
+                "endpoint_id": endpoint_id,
+                "event_id": event_id,
+                "event_type": event_type,
+                "status": "pending",
+                "next_trigger": trigger,
+                "response_status": None,
+                "latency_ms": None,
+                "attempt_count": 0,
+                "next_attempt_at": now,
+                "lease_owner": None,
+                "lease_until": None,
                 "created_at": now,
+                "updated_at": now,
                 "expires_at": expires_at,
             }
-        )
-        for endpoint_id, subscribed in endpoints:
-            if event_type not in subscribed.get("events", []):
-                continue
-            delivery_rows.append(
-                {
-                    "id": uuid7(),
-                    "organization_id": organization_id,
-                    "endpoint_id": endpoint_id,
-                    "event_id": event_id,
-                    "event_type": event_type,
-                    "status": "pending",
-                    "next_trigger": "scheduled",
-                    "response_status": None,
-                    "latency_ms": None,
-                    "attempt_count": 0,
-                    "next_attempt_at": now,
-                    "lease_owner": None,
-                    "lease_until": None,
-                    "created_at": now,
-                    "updated_at": now,
-                    "expires_at": expires_at,
-                }
-            )
-    # The events first: their deliveries refer to them.
-    await session.execute(_INSERT_EVENTS, event_rows)
-    if delivery_rows:
-        await session.execute(_INSERT_DELIVERIES, delivery_rows)
-        await runtime.notifier.notify(session, DELIVERIES_CHANNEL)
+            for endpoint_id, subscribed in endpoints
+            if only_endpoint_id is not None or event_type in subscribed.get("events", [])
+        ]
+        written.append((event, deliveries))
+    return written
 
 
 async def _write_events(
@@ -203,51 +225,22 @@ async def _write_events(
     only_endpoint_id: uuid.UUID | None = None,
     trigger: str = "scheduled",
 ) -> list[tuple[Event, list[Delivery]]]:
-    for event_type, _ in events:
-        if event_type not in EVENT_TYPES:
-            raise ValueError(f"unknown event type {event_type!r}")
-    query = select(WebhookEndpoint).where(
-        WebhookEndpoint.organization_id == organization_id, WebhookEndpoint.enabled.is_(True)
+    """`_rows` written through the session, as objects the caller can use."""
+    rows = await _rows(
+        session,
+        organization_id=organization_id,
+        events=events,
+        retention_seconds=retention_seconds,
+        only_endpoint_id=only_endpoint_id,
+        trigger=trigger,
     )
-    if only_endpoint_id is not None:
-        query = query.where(WebhookEndpoint.id == only_endpoint_id)
-    endpoints = (await session.scalars(query)).all()
-    written: list[tuple[Event, list[Delivery]]] = []
-    for event_type, data in events:
-        now = utcnow()
-        event_id = uuid7()
-        event = Event(
-            id=event_id,
-            organization_id=organization_id,
-            type=event_type,
-            body=event_body(event_id, event_type, now, organization_id, data),
-            created_at=now,
-            expires_at=now + timedelta(seconds=retention_seconds),
-        )
-        session.add(event)
-        written.append((event, []))
+    written = [(Event(**event), [Delivery(**row) for row in of_event]) for event, of_event in rows]
+    session.add_all(event for event, _ in written)
     # The events first: their deliveries refer to them.
     await session.flush()
-    for event, deliveries in written:
-        for endpoint in endpoints:
-            if only_endpoint_id is None and event.type not in endpoint.events.get("events", []):
-                continue
-            delivery = Delivery(
-                organization_id=organization_id,
-                endpoint_id=endpoint.id,
-                event_id=event.id,
-                event_type=event.type,
-                status="pending",
-                next_trigger=trigger,
-                attempt_count=0,
-                next_attempt_at=event.created_at,
-                created_at=event.created_at,
-                updated_at=event.created_at,
-                expires_at=event.expires_at,
-            )
-            session.add(delivery)
-            deliveries.append(delivery)
-    if any(deliveries for _, deliveries in written):
+    deliveries = [delivery for _, of_event in written for delivery in of_event]
+    if deliveries:
+        session.add_all(deliveries)
         await session.flush()
         await notifier.notify(session, DELIVERIES_CHANNEL)
     return written
