@@ -27,6 +27,13 @@ def document_response(
     return DocumentResponse(document, status_code=status_code, headers=headers)
 
 
+def page_response(items: list[str], next_cursor: str | None) -> Response:
+    """A page of a collection (`{"items": [...], "nextCursor": ...}`) whose items are JSON
+    text already (written by the database): joined, not parsed and encoded again."""
+    body = b'{"items":[' + ",".join(items).encode() + b'],"nextCursor":'
+    return Response(body + to_json(next_cursor) + b"}", media_type="application/json")
+
+
 def model_response(model: BaseModel, status_code: int = 200) -> Response:
     """A model the handler built itself, serialized once by its own serializer (by alias),
     as FastAPI serializes a returned model, without validating it a second time."""

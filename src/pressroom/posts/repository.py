@@ -32,40 +32,26 @@ from pressroom.posts.models import Post
 from pressroom.posts.models import PostTag
 from pressroom.posts.models import PostTarget
 from pressroom.posts.models import PostTopic
+from pressroom.posts.wire_sql import post_document
 
 _LAST_MILLISECOND = datetime.max.replace(microsecond=999000, tzinfo=UTC)
 
 LabelModel = type[PostTag] | type[PostTopic]
+_POSTS = table_of(Post)
 
 
 def post_date() -> ColumnElement[Any]:
     """The date listPosts bounds: the earliest target publishedAt, else scheduledAt, else
     createdAt."""
-    return func.coalesce(Post.first_published_at, Post.scheduled_at, Post.created_at)
+    return func.coalesce(_POSTS.c.first_published_at, _POSTS.c.scheduled_at, _POSTS.c.created_at)
 
 
 def live_posts(organization_id: uuid.UUID) -> Select[Post]:
     return select(Post).where(Post.organization_id == organization_id, Post.deleted_at.is_(None))
 
 
-# The columns a post's view shows, read as plain rows where no object is needed (a listing):
-# the ORM's identity map and instance state cost more than the rows themselves.
-_POST_VIEW_COLUMNS = (
-    Post.id,
-    Post.text,
-    Post.media_ids,
-    Post.scheduled_at,
-    Post.model,
-    Post.status,
-    Post.approval_required,
-    Post.approval_status,
-    Post.approval_decided_by,
-    Post.approval_decided_at,
-    Post.first_published_at,
-    Post.created_by,
-    Post.created_at,
-    Post.updated_at,
-)
+# The columns a target's view shows, read as plain rows (a page's targets need no objects: the
+# ORM's identity map and instance state cost more than the rows themselves).
 _TARGET_VIEW_COLUMNS = (
     PostTarget.id,
     PostTarget.post_id,
@@ -261,7 +247,13 @@ def new_row(instance: Post | PostTarget) -> dict[str, Any]:
     return row
 
 
+def list_columns() -> Any:
+    """The columns listPosts pages by (`created_at`, `id`)."""
+    return _POSTS.c
+
+
 def list_statement(
+    dialect: str,
     organization_id: uuid.UUID,
     *,
     status: str | None,
@@ -270,20 +262,24 @@ def list_statement(
     start: datetime | None,
     end: datetime | None,
 ) -> Select[Any]:
-    """The posts listPosts shows, as rows of the columns of their views."""
-    statement = select(*_POST_VIEW_COLUMNS).where(
-        Post.organization_id == organization_id, Post.deleted_at.is_(None)
+    """The posts listPosts shows, as rows of their wire form in JSON text (`document`), with
+    the `created_at` and `id` a page's cursor is made of."""
+    # Core columns, not the mapped class's: the page needs no ORM, whose compile step for a
+    # statement of mapped attributes cost more than running it.
+    posts = _POSTS.c
+    statement = select(post_document(dialect), posts.created_at, posts.id).where(
+        posts.organization_id == organization_id, posts.deleted_at.is_(None)
     )
     if status is not None:
-        statement = statement.where(Post.status == status)
+        statement = statement.where(posts.status == status)
     if channel_id is not None:
+        targets = table_of(PostTarget).c
         statement = statement.where(
-            exists().where(PostTarget.post_id == Post.id, PostTarget.channel_id == channel_id)
+            exists().where(targets.post_id == posts.id, targets.channel_id == channel_id)
         )
     if tag is not None:
-        statement = statement.where(
-            exists().where(PostTag.post_id == Post.id, PostTag.value == tag)
-        )
+        tags = table_of(PostTag).c
+        statement = statement.where(exists().where(tags.post_id == posts.id, tags.value == tag))
     if start is not None:
         statement = statement.where(post_date() >= start)
     if end is not None and end < _LAST_MILLISECOND:

@@ -20,6 +20,7 @@ from pressroom.http.access import PostsWrite
 from pressroom.http.access import insufficient_role
 from pressroom.http.access import manager_only_when
 from pressroom.http.documents import document_response
+from pressroom.http.documents import page_response
 from pressroom.http.openapi import answer_examples
 from pressroom.http.routing import Audit
 from pressroom.http.routing import PressroomRoute
@@ -88,7 +89,7 @@ due) or rejects it (back to `draft`). Once every target is settled the post is `
 @router.get(
     "/posts",
     operation_id="listPosts",
-    # The handler answers a document built once (http/documents.py): the model is its
+    # The handler answers a page the database wrote (posts/wire_sql.py): the model is its
     # schema in the OpenAPI document.
     response_model=Collection[Post],
     description="Scope `posts:read`. "
@@ -132,7 +133,7 @@ async def list_posts(
         start=start,
         end=end,
     )
-    return document_response({"items": items, "nextCursor": next_cursor})
+    return page_response(items, next_cursor)
 
 
 @router.post(

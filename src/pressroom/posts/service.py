@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
+from pressroom.db import dialect_name
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import field_error
 from pressroom.kit.errors import found
@@ -115,7 +116,9 @@ async def list_posts(
     tag: str | None,
     start: datetime | None,
     end: datetime | None,
-) -> tuple[list[views.PostView], str | None]:
+) -> tuple[list[str], str | None]:
+    """A page of posts, each in its wire form as JSON text (posts/wire_sql.py), and the next
+    page's cursor."""
     if status is not None and status not in POST_STATUSES:
         raise field_error("status", "invalid_choice", f"must be one of {', '.join(POST_STATUSES)}")
     if start is not None and end is not None and start > end:
@@ -125,18 +128,24 @@ async def list_posts(
             "channelId", "unknown_channel", "names no connected channel of this organization"
         )
     statement = repository.list_statement(
-        organization_id, status=status, channel_id=channel_id, tag=tag, start=start, end=end
+        dialect_name(session),
+        organization_id,
+        status=status,
+        channel_id=channel_id,
+        tag=tag,
+        start=start,
+        end=end,
     )
     rows, next_cursor = await paginate(
         session,
         statement,
-        model=Post,
+        model=repository.list_columns(),
         params=page,
         box=runtime.box,
         collection="posts",
         entities=False,
     )
-    return await views.load_views(session, rows), next_cursor
+    return [row.document for row in rows], next_cursor
 
 
 async def delete_post(
