@@ -154,16 +154,18 @@ async def _store(
 
 async def _both_forms(runtime: Runtime, tenant: Tenant, post_id: uuid.UUID) -> tuple[Any, Any]:
     async with unit_of_work(runtime.sessions) as session:
-        statement = repository.list_statement(
+        statement, parameters = repository.list_query(
             dialect_name(session),
             tenant.organization_id,
+            limit=2,
             status=None,
             channel_id=None,
             tag=None,
             start=None,
             end=None,
-        ).where(Post.id == post_id)
-        written = (await session.execute(statement)).one().document
+        )
+        found = (await session.execute(statement, parameters)).all()
+        written = next(row.document for row in found if row.id == post_id)
         post = (await session.execute(select(Post).where(Post.id == post_id))).scalar_one()
         built = await views.load_view(session, post)
     return json.loads(written), json.loads(json.dumps(built))

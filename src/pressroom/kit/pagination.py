@@ -144,10 +144,18 @@ async def paginate(
         params.page_size + 1
     )
     result = await session.execute(statement)
-    rows = list(result.scalars().all() if entities else result.all())
-    next_cursor = None
-    if len(rows) > params.page_size:
-        rows = rows[: params.page_size]
-        last = rows[-1]
-        next_cursor = encode_cursor(box, collection, last.created_at, last.id)
-    return rows, next_cursor
+    return page_of(
+        list(result.scalars().all() if entities else result.all()), params, box, collection
+    )
+
+
+def page_of(
+    rows: list[Any], params: PageParams, box: SecretBox, collection: str
+) -> tuple[list[Any], str | None]:
+    """The page of `rows` (up to one more than the page size, newest first, each with
+    `created_at` and `id`) and the cursor of the next page, if there is one."""
+    if len(rows) <= params.page_size:
+        return rows, None
+    rows = rows[: params.page_size]
+    last = rows[-1]
+    return rows, encode_cursor(box, collection, last.created_at, last.id)

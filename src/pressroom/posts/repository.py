@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from datetime import UTC
 from datetime import datetime
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
 from sqlalchemy import ColumnElement
+from sqlalchemy import Integer
 from sqlalchemy import Select
 from sqlalchemy import bindparam
 from sqlalchemy import delete
@@ -20,6 +22,7 @@ from sqlalchemy import func
 from sqlalchemy import insert
 from sqlalchemy import literal
 from sqlalchemy import select
+from sqlalchemy import tuple_
 from sqlalchemy import union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import BindParameter
@@ -247,47 +250,89 @@ def new_row(instance: Post | PostTarget) -> dict[str, Any]:
     return row
 
 
-def list_columns() -> Any:
-    """The columns listPosts pages by (`created_at`, `id`)."""
-    return _POSTS.c
+@cache
+def _list_statement(
+    dialect: str, *, status: bool, channel: bool, tag: bool, start: bool, end: bool, after: bool
+) -> Select[Any]:
+    """listPosts' statement for one combination of filters, built once: SQLAlchemy then finds
+    its compiled form without building and keying a new statement on every request."""
+    posts = _POSTS.c
+
+    def bound(name: str, column: ColumnElement[Any]) -> BindParameter[Any]:
+        return bindparam(name, type_=column.type)
+
+    # Core columns, not the mapped class's: the page needs no ORM, whose compile step for a
+    # statement of mapped attributes cost more than running it.
+    statement = select(post_document(dialect), posts.created_at, posts.id).where(
+        posts.organization_id == bound("organization_id", posts.organization_id),
+        posts.deleted_at.is_(None),
+    )
+    if status:
+        statement = statement.where(posts.status == bound("status", posts.status))
+    if channel:
+        targets = table_of(PostTarget).c
+        statement = statement.where(
+            exists().where(
+                targets.post_id == posts.id,
+                targets.channel_id == bound("channel_id", targets.channel_id),
+            )
+        )
+    if tag:
+        tags = table_of(PostTag).c
+        statement = statement.where(
+            exists().where(tags.post_id == posts.id, tags.value == bound("tag", tags.value))
+        )
+    if start:
+        statement = statement.where(post_date() >= bound("start", posts.created_at))
+    if end:
+        statement = statement.where(post_date() < bound("end", posts.created_at))
+    if after:
+        statement = statement.where(
+            tuple_(posts.created_at, posts.id)
+            < tuple_(bound("after_created", posts.created_at), bound("after_id", posts.id))
+        )
+    return statement.order_by(posts.created_at.desc(), posts.id.desc()).limit(
+        bindparam("limit", type_=Integer())
+    )
 
 
-def list_statement(
+def list_query(
     dialect: str,
     organization_id: uuid.UUID,
     *,
+    limit: int,
     status: str | None,
     channel_id: uuid.UUID | None,
     tag: str | None,
     start: datetime | None,
     end: datetime | None,
-) -> Select[Any]:
-    """The posts listPosts shows, as rows of their wire form in JSON text (`document`), with
-    the `created_at` and `id` a page's cursor is made of."""
-    # Core columns, not the mapped class's: the page needs no ORM, whose compile step for a
-    # statement of mapped attributes cost more than running it.
-    posts = _POSTS.c
-    statement = select(post_document(dialect), posts.created_at, posts.id).where(
-        posts.organization_id == organization_id, posts.deleted_at.is_(None)
-    )
-    if status is not None:
-        statement = statement.where(posts.status == status)
-    if channel_id is not None:
-        targets = table_of(PostTarget).c
-        statement = statement.where(
-            exists().where(targets.post_id == posts.id, targets.channel_id == channel_id)
-        )
-    if tag is not None:
-        tags = table_of(PostTag).c
-        statement = statement.where(exists().where(tags.post_id == posts.id, tags.value == tag))
-    if start is not None:
-        statement = statement.where(post_date() >= start)
+    after: tuple[datetime, uuid.UUID] | None = None,
+) -> tuple[Select[Any], dict[str, Any]]:
+    """The posts listPosts shows, newest first, at most `limit`, after the keyset position
+    `after` (created_at, id): a statement whose rows are each post's wire form in JSON text
+    (`document`) with its `created_at` and `id`, and its parameters."""
+    parameters: dict[str, Any] = {"organization_id": organization_id, "limit": limit}
     if end is not None and end < _LAST_MILLISECOND:
         # Inclusive at the precision of every time the API shows (milliseconds): an `end`
         # copied from a `publishedAt` includes that post, whose stored time has microseconds.
         # (An `end` in the last millisecond of 9999 bounds nothing: there is no later instant.)
-        end_exclusive = end.replace(microsecond=end.microsecond // 1000 * 1000) + timedelta(
+        parameters["end"] = end.replace(microsecond=end.microsecond // 1000 * 1000) + timedelta(
             milliseconds=1
         )
-        statement = statement.where(post_date() < end_exclusive)
-    return statement
+    if after is not None:
+        parameters["after_created"], parameters["after_id"] = after
+    for name, value in (("status", status), ("channel_id", channel_id), ("tag", tag)):
+        if value is not None:
+            parameters[name] = value
+    if start is not None:
+        parameters["start"] = start
+    statement = _list_statement(
+        dialect,
+        status=status is not None,
+        channel=channel_id is not None,
+        tag=tag is not None,
+        start=start is not None,
+        end="end" in parameters,
+        after=after is not None,
+    )
+    return statement, parameters

@@ -19,7 +19,8 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import field_error
 from pressroom.kit.errors import found
 from pressroom.kit.pagination import PageParams
-from pressroom.kit.pagination import paginate
+from pressroom.kit.pagination import decode_cursor
+from pressroom.kit.pagination import page_of
 from pressroom.posts import repository
 from pressroom.posts import views
 from pressroom.posts.lifecycle import UNSETTLED
@@ -127,24 +128,20 @@ async def list_posts(
         raise field_error(
             "channelId", "unknown_channel", "names no connected channel of this organization"
         )
-    statement = repository.list_statement(
+    after = decode_cursor(runtime.box, "posts", page.cursor) if page.cursor else None
+    statement, parameters = repository.list_query(
         dialect_name(session),
         organization_id,
+        limit=page.page_size + 1,
         status=status,
         channel_id=channel_id,
         tag=tag,
         start=start,
         end=end,
+        after=after,
     )
-    rows, next_cursor = await paginate(
-        session,
-        statement,
-        model=repository.list_columns(),
-        params=page,
-        box=runtime.box,
-        collection="posts",
-        entities=False,
-    )
+    found = (await session.execute(statement, parameters)).all()
+    rows, next_cursor = page_of(list(found), page, runtime.box, "posts")
     return [row.document for row in rows], next_cursor
 
 
