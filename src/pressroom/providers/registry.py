@@ -79,10 +79,10 @@ class AdapterServices:
     store_credentials: CredentialsChanged
     # Signed public links to the organization's media, for networks that fetch media from a
     # URL; None where this process cannot make them.
-    media_url: PublicMediaUrl | None = None
+    media_url: PublicMediaUrl | None
     # The organization's media item of an id, for media an option names besides the target's
     # own (YouTube's custom thumbnail); None where this process cannot read the library.
-    find_media: MediaLookup | None = None
+    find_media: MediaLookup | None
 
 
 # provider id -> factory of its real adapter, built per call around the process's shared parts.

@@ -79,6 +79,7 @@ from pressroom.providers.options import thread_texts
 from pressroom.providers.session import BearerSession
 
 PROVIDER = "Mastodon"
+STATUSES = "/api/v1/statuses"
 # Pauses between polls of a processing attachment: short at first (most finish in seconds),
 # then every 5 s until `media_poll_timeout` seconds have been waited in total.
 POLL_DELAYS = (1.0, 2.0, 3.0)
@@ -273,7 +274,7 @@ class MastodonAdapter(HttpAdapter):
         self, api: _Api, body: dict[str, Any], key: str, action: str
     ) -> dict[str, Any]:
         response = await api.request(
-            "POST", "/api/v1/statuses", action, json=body, headers={"Idempotency-Key": key}
+            "POST", STATUSES, action, json=body, headers={"Idempotency-Key": key}
         )
         if response.is_success:
             status = response_json(response)
@@ -345,16 +346,13 @@ class MastodonAdapter(HttpAdapter):
                 return
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
-        await self._api(channel).delete(
-            f"/api/v1/statuses/{provider_post_id}", "deleting the status"
-        )
+        await self._api(channel).delete(f"{STATUSES}/{provider_post_id}", "deleting the status")
 
     async def fetch_metrics(
         self, channel: ChannelContext, provider_post_id: str, published_at: datetime
     ) -> dict[str, int]:
-        status = await self._api(channel).call(
-            "GET", f"/api/v1/statuses/{provider_post_id}", "reading the status's counts"
-        )
+        path = f"{STATUSES}/{provider_post_id}"
+        status = await self._api(channel).call("GET", path, "reading the status's counts")
         return counter_metrics(status, METRICS)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:

@@ -35,10 +35,11 @@ from pressroom.providers.connection import CodeFlowConnector
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.connection import operator_token
+from pressroom.providers.http import provider_request
 from pressroom.providers.threads.api import API
 from pressroom.providers.threads.api import GRAPH
 from pressroom.providers.threads.api import answer_json
-from pressroom.providers.threads.api import send
+from pressroom.providers.threads.errors import PROVIDER
 
 AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 TOKEN_URL = f"{GRAPH}/oauth/access_token"
@@ -79,11 +80,12 @@ class ThreadsConnector(CodeFlowConnector):
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
     ) -> list[ConnectedAccount]:
         action = "exchanging the authorization code"
-        response = await send(
+        response = await provider_request(
             http,
             "POST",
             TOKEN_URL,
-            action,
+            provider=PROVIDER,
+            action=action,
             data={
                 "client_id": app.client_id,
                 "client_secret": app.client_secret,
@@ -95,11 +97,12 @@ class ThreadsConnector(CodeFlowConnector):
         body = answer_json(response, action, (app.client_secret, code))
         short_lived = _token(body, action)
         action = "exchanging the token for a long-lived one"
-        response = await send(
+        response = await provider_request(
             http,
             "GET",
             LONG_LIVED_URL,
-            action,
+            provider=PROVIDER,
+            action=action,
             params={
                 "grant_type": "th_exchange_token",
                 "client_secret": app.client_secret,
@@ -134,11 +137,12 @@ async def refresh_long_lived(
     http: httpx.AsyncClient, token: str, clock: Callable[[], float] = time.time
 ) -> LongLivedToken:
     action = "refreshing the long-lived token"
-    response = await send(
+    response = await provider_request(
         http,
         "GET",
         REFRESH_URL,
-        action,
+        provider=PROVIDER,
+        action=action,
         params={"grant_type": "th_refresh_token", "access_token": token},
     )
     body = answer_json(response, action, (token,))
@@ -149,7 +153,9 @@ async def read_account(http: httpx.AsyncClient, token: str) -> dict[str, str]:
     """The account a token acts for: `{"id", "username"}` (`GET /v1.0/me`)."""
     action = "reading the account"
     params = {"fields": "id,username", "access_token": token}
-    response = await send(http, "GET", f"{API}/me", action, params=params)
+    response = await provider_request(
+        http, "GET", f"{API}/me", provider=PROVIDER, action=action, params=params
+    )
     body = answer_json(response, action, (token,))
     user_id = body.get("id")
     if not isinstance(user_id, str | int) or not str(user_id):

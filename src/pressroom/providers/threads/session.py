@@ -21,9 +21,10 @@ from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import provider_request
 from pressroom.providers.threads.api import API
 from pressroom.providers.threads.api import answer_json
-from pressroom.providers.threads.api import send
+from pressroom.providers.threads.errors import PROVIDER
 from pressroom.providers.threads.errors import classify
 from pressroom.providers.threads.oauth import refresh_long_lived
 
@@ -129,7 +130,15 @@ class ThreadsSession:
             data = {**(data or {}), **token}
         else:
             params = {**(params or {}), **token}
-        return await send(self._http, method, API + path, action, params=params, data=data)
+        return await provider_request(
+            self._http,
+            method,
+            API + path,
+            provider=PROVIDER,
+            action=action,
+            params=params,
+            data=data,
+        )
 
     async def call(
         self, method: str, path: str, action: str, **fields: dict[str, str] | None

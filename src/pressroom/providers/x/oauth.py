@@ -47,9 +47,10 @@ from pressroom.providers.token_endpoint import TokenEndpoint
 from pressroom.providers.token_endpoint import TokenSet
 
 AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
-TOKEN_URL = "https://api.x.com/2/oauth2/token"
-REVOKE_URL = "https://api.x.com/2/oauth2/revoke"
-ME_URL = "https://api.x.com/2/users/me"
+API = "https://api.x.com"
+TOKEN_URL = f"{API}/2/oauth2/token"
+REVOKE_URL = f"{API}/2/oauth2/revoke"
+ME_URL = f"{API}/2/users/me"
 # Post, read the account, upload media, and get a refresh token (docs.x.com, OAuth 2.0 scopes).
 DEFAULT_SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
 PROVIDER = "X"

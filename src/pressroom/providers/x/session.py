@@ -28,11 +28,11 @@ from pressroom.providers.http import status_failure
 from pressroom.providers.http import token_rejected
 from pressroom.providers.session import RefreshingSession
 from pressroom.providers.session import Renewal
+from pressroom.providers.x.oauth import API
 from pressroom.providers.x.oauth import XApp
 from pressroom.providers.x.oauth import refresh_access_token
 
 PROVIDER = "X"
-API = "https://api.x.com"
 # Refresh a token this close to its expiry instead of letting a call fail on it.
 EXPIRY_MARGIN_SECONDS = 60
 # What a 400 refused, by the words of its message: "Your Tweet text is too long." / "Tweet

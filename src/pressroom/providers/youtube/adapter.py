@@ -48,6 +48,7 @@ from pressroom.providers.youtube.upload import UploadSessions
 from pressroom.providers.youtube.video import video_resource
 
 WEB = "https://www.youtube.com"
+VIDEOS = f"{API}/videos"
 
 # videos.list `statistics` (counts as digit strings).
 METRICS = {
@@ -108,7 +109,7 @@ class YouTubeAdapter(OAuthAdapter[OAuthApp, YouTubeSession]):
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         session = self._session(channel)
         response = await session.request(
-            "DELETE", f"{API}/videos", "deleting the video", params={"id": provider_post_id}
+            "DELETE", VIDEOS, "deleting the video", params={"id": provider_post_id}
         )
         if response.is_success or response.status_code == 404:
             return
@@ -119,7 +120,7 @@ class YouTubeAdapter(OAuthAdapter[OAuthApp, YouTubeSession]):
     ) -> dict[str, int]:
         body = await self._session(channel).call(
             "GET",
-            f"{API}/videos",
+            VIDEOS,
             "reading the video's statistics",
             params={"part": "statistics", "id": provider_post_id},
         )
