@@ -18,6 +18,7 @@ from pressroom.channels.models import Channel
 from pressroom.channels.schemas import Channel as ChannelOut
 from pressroom.channels.schemas import ChannelHealth
 from pressroom.config import Settings
+from pressroom.db import row_with_id
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
@@ -195,7 +196,8 @@ def not_configured_reason(provider: str, settings: Settings | None = None) -> st
 
 async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uuid.UUID) -> Channel:
     """A connected channel of the organization; 404 for unknown, foreign or disconnected."""
-    return found(await repository.get_connected(session, organization_id, channel_id), "channel")
+    connected = repository.connected_channels(organization_id)
+    return found(await row_with_id(session, connected, channel_id), "channel")
 
 
 async def list_page(
@@ -223,10 +225,8 @@ async def disconnect(
     to the revocation queue, in this same transaction: the revocation loop tells the provider
     after commit (nothing is sent to the network here). (Its unpublished targets are failed by
     the caller, which owns posts: see channels/disconnecting.py.)"""
-    channel = found(
-        await repository.get_connected(session, organization_id, channel_id, for_update=True),
-        "channel",
-    )
+    connected = repository.connected_channels(organization_id)
+    channel = found(await row_with_id(session, connected, channel_id, lock=True), "channel")
     now = utcnow()
     queued = await _queue_revocation(session, runtime, channel, channel.credentials_encrypted)
     channel.credentials_encrypted = None
