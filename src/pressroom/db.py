@@ -249,6 +249,13 @@ async def one_row(
     return (await session.scalars(locked(session, statement, lock=lock))).one_or_none()
 
 
+async def row_with_id(
+    session: AsyncSession, scope: Select[_IdRow], row_id: uuid.UUID, *, lock: bool = False
+) -> _IdRow | None:
+    """The row of `scope` whose id is `row_id`, or None; locked for update when `lock`."""
+    return await one_row(session, scope.filter_by(id=row_id), lock=lock)
+
+
 async def rows_by_id(
     session: AsyncSession, statement: Select[_IdRow], *, lock: bool = False
 ) -> dict[uuid.UUID, _IdRow]:

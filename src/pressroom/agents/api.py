@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import IO
 from typing import Any
+from typing import NamedTuple
 from urllib.parse import quote
 
 import httpx
@@ -12,8 +12,7 @@ import httpx
 from pressroom.agents.tools import Operation
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     status: int
     body: Any
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from datetime import timedelta
+from typing import NamedTuple
 
 from sqlalchemy import and_
 from sqlalchemy import case
@@ -36,8 +36,7 @@ from pressroom.posts.models import PostTarget
 DISCOVERY_LIMIT = 5000
 
 
-@dataclass(frozen=True)
-class DuePoll:
+class DuePoll(NamedTuple):
     target_id: uuid.UUID
     organization_id: uuid.UUID
     channel_id: uuid.UUID

@@ -41,17 +41,6 @@ def connected_channels(organization_id: uuid.UUID) -> Select[Channel]:
     )
 
 
-async def get_connected(
-    session: AsyncSession,
-    organization_id: uuid.UUID,
-    channel_id: uuid.UUID,
-    *,
-    for_update: bool = False,
-) -> Channel | None:
-    statement = connected_channels(organization_id).where(Channel.id == channel_id)
-    return await one_row(session, statement, lock=for_update)
-
-
 @functools.cache
 def _connected_among() -> Select[Channel]:
     """Built once, on first use (SQLAlchemy reuses its compiled form): createPost and

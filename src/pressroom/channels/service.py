@@ -18,6 +18,7 @@ from pressroom.channels.models import Channel
 from pressroom.channels.schemas import Channel as ChannelOut
 from pressroom.channels.schemas import ChannelHealth
 from pressroom.config import Settings
+from pressroom.db import row_with_id
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
@@ -195,7 +196,8 @@ def not_configured_reason(provider: str, settings: Settings | None = None) -> st
 
 async def get(session: AsyncSession, organization_id: uuid.UUID, channel_id: uuid.UUID) -> Channel:
     """A connected channel of the organization; 404 for unknown, foreign or disconnected."""
-    return found(await repository.get_connected(session, organization_id, channel_id), "channel")
+    connected = repository.connected_channels(organization_id)
+    return found(await row_with_id(session, connected, channel_id), "channel")
 
 
 async def list_page(
@@ -223,10 +225,8 @@ async def disconnect(
     to the revocation queue, in this same transaction: the revocation loop tells the provider
     after commit (nothing is sent to the network here). (Its unpublished targets are failed by
     the caller, which owns posts: see channels/disconnecting.py.)"""
-    channel = found(
-        await repository.get_connected(session, organization_id, channel_id, for_update=True),
-        "channel",
-    )
+    connected = repository.connected_channels(organization_id)
+    channel = found(await row_with_id(session, connected, channel_id, lock=True), "channel")
     now = utcnow()
     queued = await _queue_revocation(session, runtime, channel, channel.credentials_encrypted)
     channel.credentials_encrypted = None
@@ -253,30 +253,41 @@ async def _queue_revocation(
     return True
 
 
-async def mark_reconnect_required(
-    session: AsyncSession,
-    runtime: Runtime,
-    *,
-    channel_id: uuid.UUID,
-    reason: str,
-) -> bool:
-    """The provider refused the channel's credentials. Moves a connected channel to
-    `reconnect_required` and emits channel.reconnect-required.v1, once per transition:
-    True if this call made the transition."""
+async def _lock_for_health(session: AsyncSession, channel_id: uuid.UUID) -> Channel | None:
+    """The channel, row-locked, if its health may still change: None for a channel that is
+    gone, disconnected or already waiting for a reconnect."""
     channel = await repository.lock_by_id(session, channel_id)
     if (
         channel is None
         or channel.disconnected_at is not None
         or channel.health_state == "reconnect_required"
     ):
-        return False
+        return None
+    return channel
+
+
+def _set_health(channel: Channel, state: str, reason: str | None) -> None:
     now = utcnow()
-    channel.health_state = "reconnect_required"
-    channel.health_reason = reason[:500]
+    channel.health_state = state
+    channel.health_reason = reason
     channel.health_checked_at = now
     channel.updated_at = now
+
+
+async def mark_reconnect_required(
+    session: AsyncSession,
+    runtime: Runtime,
+    *,
+    channel_id: uuid.UUID,
+    reason: str,
+) -> None:
+    """The provider refused the channel's credentials. Moves a connected channel to
+    `reconnect_required` and emits channel.reconnect-required.v1, once per transition."""
+    channel = await _lock_for_health(session, channel_id)
+    if channel is None:
+        return
+    _set_health(channel, "reconnect_required", reason[:500])
     await _emit(session, runtime, channel, "channel.reconnect-required.v1")
-    return True
 
 
 async def record_health(
@@ -296,20 +307,12 @@ async def record_health(
             session, runtime, channel_id=channel_id, reason=health.reason or "credentials refused"
         )
         return
-    channel = await repository.lock_by_id(session, channel_id)
-    if (
-        channel is None
-        or channel.disconnected_at is not None
-        or channel.health_state == "reconnect_required"
-    ):
+    channel = await _lock_for_health(session, channel_id)
+    if channel is None:
         return
-    now = utcnow()
-    channel.health_state = health.state
-    channel.health_reason = health.reason[:500] if health.reason else None
+    _set_health(channel, health.state, health.reason[:500] if health.reason else None)
     if limits:
         channel.limits = limits
-    channel.health_checked_at = now
-    channel.updated_at = now
     await session.flush()
 
 

@@ -9,7 +9,7 @@ import logging
 import re
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from starlette.responses import Response
 from starlette.responses import StreamingResponse
@@ -23,8 +23,7 @@ log = logging.getLogger(__name__)
 _RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class ByteRange:
+class ByteRange(NamedTuple):
     """Bytes `start` to `end` of an asset, both included (as `Content-Range` writes them)."""
 
     start: int

@@ -28,7 +28,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import BindParameter
 
 from pressroom.db import locked
-from pressroom.db import one_row
 from pressroom.db import rows_by_id
 from pressroom.db import table_of
 from pressroom.posts.models import Post
@@ -89,17 +88,6 @@ _LABELS = union_all(
         literal("p").label("kind"), PostTopic.post_id, PostTopic.value, PostTopic.position
     ).where(PostTopic.post_id.in_(_PAGE_IDS)),
 )
-
-
-async def get_post(
-    session: AsyncSession,
-    organization_id: uuid.UUID,
-    post_id: uuid.UUID,
-    *,
-    for_update: bool = False,
-) -> Post | None:
-    statement = live_posts(organization_id).where(Post.id == post_id)
-    return await one_row(session, statement, lock=for_update)
 
 
 async def lock_posts(

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
 from pressroom.db import dialect_name
+from pressroom.db import row_with_id
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import field_error
 from pressroom.kit.errors import found
@@ -102,7 +103,8 @@ async def labels_of(
 async def get_post(
     session: AsyncSession, organization_id: uuid.UUID, post_id: uuid.UUID
 ) -> PostOut:
-    post = found(await repository.get_post(session, organization_id, post_id), "post")
+    live = repository.live_posts(organization_id)
+    post = found(await row_with_id(session, live, post_id), "post")
     return PostOut.model_validate(await views.load_view(session, post))
 
 
@@ -156,9 +158,8 @@ async def delete_post(
     published it, the target is `published` and post.published.v1 reports the copy (with its
     `url`) so that it can be removed; otherwise it is canceled and never tried again (see
     publishing/queue.py)."""
-    post = found(
-        await repository.get_post(session, organization_id, post_id, for_update=True), "post"
-    )
+    live = repository.live_posts(organization_id)
+    post = found(await row_with_id(session, live, post_id, lock=True), "post")
     targets = (await repository.targets_of(session, [post.id], for_update=True))[post.id]
     before = await views.load_view(session, post)
     now = utcnow()

@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.auth.service import Principal
+from pressroom.db import row_with_id
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import FieldError
 from pressroom.kit.errors import PressroomError
@@ -108,10 +109,8 @@ async def update_post(
     errors = check_request(body, now)
     if errors:
         raise validation_error(errors)
-    post = found(
-        await repository.get_post(session, principal.organization_id, post_id, for_update=True),
-        "post",
-    )
+    live = repository.live_posts(principal.organization_id)
+    post = found(await row_with_id(session, live, post_id, lock=True), "post")
     targets = (await repository.targets_of(session, [post.id], for_update=True))[post.id]
     check_requirement_change(post, principal, body)
     change = await _check_change(session, post, targets, body)

@@ -76,26 +76,18 @@ class AttemptResult:
         return self.error_code is None
 
 
-def _failure(
-    claimed: ClaimedDelivery,
-    started_at: datetime,
-    code: str,
-    message: str,
-    *,
-    retryable: bool,
-    response_status: int | None = None,
-    latency_ms: int | None = None,
-    retry_after: float | None = None,
+def _unanswered(
+    claimed: ClaimedDelivery, started_at: datetime, code: str, message: str
 ) -> AttemptResult:
+    """A failure with no response to record (not sent, nothing came back, or our own): retried."""
     return AttemptResult(
-        claimed=claimed,
-        started_at=started_at,
-        response_status=response_status,
-        latency_ms=latency_ms,
+        claimed,
+        started_at,
+        response_status=None,
+        latency_ms=None,
         error_code=code,
         error_message=message[:MAX_ERROR_MESSAGE],
-        retryable=retryable,
-        retry_after=retry_after,
+        retryable=True,
     )
 
 
@@ -136,24 +128,17 @@ def classify_status(
     if 200 <= status < 300:
         return AttemptResult(claimed, started_at, status, latency_ms, None, None, False)
     if 300 <= status < 400:
-        return _failure(
-            claimed,
-            started_at,
-            "redirect",
-            f"the endpoint answered {status}; redirects are never followed",
-            retryable=False,
-            response_status=status,
-            latency_ms=latency_ms,
-        )
+        message = f"the endpoint answered {status}; redirects are never followed"
+        return AttemptResult(claimed, started_at, status, latency_ms, "redirect", message, False)
     retryable = status in _RETRYABLE_STATUSES or 500 <= status < 600
-    return _failure(
+    return AttemptResult(
         claimed,
         started_at,
+        status,
+        latency_ms,
         "http_error",
         f"the endpoint answered {status}",
-        retryable=retryable,
-        response_status=status,
-        latency_ms=latency_ms,
+        retryable,
         retry_after=parse_retry_after(retry_after, utcnow()) if retryable else None,
     )
 
@@ -206,7 +191,7 @@ async def perform_attempt(
             try:
                 url = await client.vet_destination(claimed.url)
             except httpx.ConnectError as exc:
-                return _failure(claimed, started_at, "dns_error", str(exc), retryable=True)
+                return _unanswered(claimed, started_at, "dns_error", str(exc))
             request = client.build_request(
                 "POST",
                 url,
@@ -215,28 +200,14 @@ async def perform_attempt(
             )
             response = await client.send(request, stream=True)
     except DestinationBlocked as exc:
-        return _failure(
-            claimed,
-            started_at,
-            "destination_blocked",
-            f"not sent: {exc.reason}",
-            retryable=True,
-        )
+        return _unanswered(claimed, started_at, "destination_blocked", f"not sent: {exc.reason}")
     except (TimeoutError, httpx.TimeoutException):
-        return _failure(
-            claimed,
-            started_at,
-            "timeout",
-            f"no response within {timeout:g} s",
-            retryable=True,
-        )
+        return _unanswered(claimed, started_at, "timeout", f"no response within {timeout:g} s")
     except httpx.ConnectError as exc:
         code = "tls_error" if _is_tls_error(exc) else "connection_error"
-        return _failure(claimed, started_at, code, str(exc) or code, retryable=True)
+        return _unanswered(claimed, started_at, code, str(exc) or code)
     except httpx.TransportError as exc:
-        return _failure(
-            claimed, started_at, "connection_error", str(exc) or type(exc).__name__, retryable=True
-        )
+        return _unanswered(claimed, started_at, "connection_error", str(exc) or type(exc).__name__)
     latency = elapsed_ms()
     try:
         async with asyncio.timeout_at(deadline):
@@ -252,12 +223,11 @@ async def perform_attempt(
 
 def internal_failure(claimed: ClaimedDelivery, started_at: datetime) -> AttemptResult:
     """An attempt that failed on our side (logged with its cause); retried like a network error."""
-    return _failure(
+    return _unanswered(
         claimed,
         started_at,
         "internal_error",
         "the attempt failed inside Pressroom; it will be retried",
-        retryable=True,
     )
 
 

@@ -102,16 +102,24 @@ async def emit_event(
 
     `data` must already be JSON-ready (the API's camelCase shapes). `only_endpoint_id`
     sends to that endpoint regardless of its filters (sendWebhookTest)."""
-    written = await _write_events(
+    ((event, of_event),) = await _rows(
         session,
-        notifier,
         organization_id=organization_id,
         events=[(event_type, data)],
         retention_seconds=retention_seconds,
         only_endpoint_id=only_endpoint_id,
         trigger=trigger,
     )
-    return written[0]
+    written = Event(**event)
+    deliveries = [Delivery(**row) for row in of_event]
+    session.add(written)
+    # The event first: its deliveries refer to it.
+    await session.flush()
+    if deliveries:
+        session.add_all(deliveries)
+        await session.flush()
+        await notifier.notify(session, DELIVERIES_CHANNEL)
+    return written, deliveries
 
 
 @functools.cache
@@ -212,35 +220,4 @@ async def _rows(
             if only_endpoint_id is not None or event_type in subscribed.get("events", [])
         ]
         written.append((event, deliveries))
-    return written
-
-
-async def _write_events(
-    session: AsyncSession,
-    notifier: Notifier,
-    *,
-    organization_id: uuid.UUID,
-    events: Sequence[tuple[str, dict[str, Any]]],
-    retention_seconds: int,
-    only_endpoint_id: uuid.UUID | None = None,
-    trigger: str = "scheduled",
-) -> list[tuple[Event, list[Delivery]]]:
-    """`_rows` written through the session, as objects the caller can use."""
-    rows = await _rows(
-        session,
-        organization_id=organization_id,
-        events=events,
-        retention_seconds=retention_seconds,
-        only_endpoint_id=only_endpoint_id,
-        trigger=trigger,
-    )
-    written = [(Event(**event), [Delivery(**row) for row in of_event]) for event, of_event in rows]
-    session.add_all(event for event, _ in written)
-    # The events first: their deliveries refer to them.
-    await session.flush()
-    deliveries = [delivery for _, of_event in written for delivery in of_event]
-    if deliveries:
-        session.add_all(deliveries)
-        await session.flush()
-        await notifier.notify(session, DELIVERIES_CHANNEL)
     return written
