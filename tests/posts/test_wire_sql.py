@@ -155,14 +155,7 @@ async def _store(
 async def _both_forms(runtime: Runtime, tenant: Tenant, post_id: uuid.UUID) -> tuple[Any, Any]:
     async with unit_of_work(runtime.sessions) as session:
         statement, parameters = repository.list_query(
-            dialect_name(session),
-            tenant.organization_id,
-            limit=2,
-            status=None,
-            channel_id=None,
-            tag=None,
-            start=None,
-            end=None,
+            dialect_name(session), tenant.organization_id, repository.PostFilters(), limit=2
         )
         found = (await session.execute(statement, parameters)).all()
         written = next(row.document for row in found if row.id == post_id)

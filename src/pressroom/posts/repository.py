@@ -11,6 +11,7 @@ from datetime import datetime
 from datetime import timedelta
 from functools import cache
 from typing import Any
+from typing import NamedTuple
 
 from sqlalchemy import ColumnElement
 from sqlalchemy import Integer
@@ -239,88 +240,84 @@ def new_row(instance: Post | PostTarget) -> dict[str, Any]:
 
 
 @cache
-def _list_statement(
-    dialect: str, *, status: bool, channel: bool, tag: bool, start: bool, end: bool, after: bool
-) -> Select[Any]:
-    """listPosts' statement for one combination of filters, built once: SQLAlchemy then finds
-    its compiled form without building and keying a new statement on every request."""
+def _list_statement(dialect: str, bound: frozenset[str]) -> Select[Any]:
+    """listPosts' statement for the parameters `bound` (those of the filters given, and the
+    keyset position's after a first page), built once a combination: SQLAlchemy then finds its
+    compiled form without building and keying a new statement on every request."""
     posts = _POSTS.c
 
-    def bound(name: str, column: ColumnElement[Any]) -> BindParameter[Any]:
+    def parameter(name: str, column: ColumnElement[Any]) -> BindParameter[Any]:
         return bindparam(name, type_=column.type)
 
     # Core columns, not the mapped class's: the page needs no ORM, whose compile step for a
     # statement of mapped attributes cost more than running it.
     statement = select(post_document(dialect), posts.created_at, posts.id).where(
-        posts.organization_id == bound("organization_id", posts.organization_id),
+        posts.organization_id == parameter("organization_id", posts.organization_id),
         posts.deleted_at.is_(None),
     )
-    if status:
-        statement = statement.where(posts.status == bound("status", posts.status))
-    if channel:
+    if "status" in bound:
+        statement = statement.where(posts.status == parameter("status", posts.status))
+    if "channel_id" in bound:
         targets = table_of(PostTarget).c
         statement = statement.where(
             exists().where(
                 targets.post_id == posts.id,
-                targets.channel_id == bound("channel_id", targets.channel_id),
+                targets.channel_id == parameter("channel_id", targets.channel_id),
             )
         )
-    if tag:
+    if "tag" in bound:
         tags = table_of(PostTag).c
         statement = statement.where(
-            exists().where(tags.post_id == posts.id, tags.value == bound("tag", tags.value))
+            exists().where(tags.post_id == posts.id, tags.value == parameter("tag", tags.value))
         )
-    if start:
-        statement = statement.where(post_date() >= bound("start", posts.created_at))
-    if end:
-        statement = statement.where(post_date() < bound("end", posts.created_at))
-    if after:
+    if "start" in bound:
+        statement = statement.where(post_date() >= parameter("start", posts.created_at))
+    if "end" in bound:
+        statement = statement.where(post_date() < parameter("end", posts.created_at))
+    if "after_created" in bound:
         statement = statement.where(
             tuple_(posts.created_at, posts.id)
-            < tuple_(bound("after_created", posts.created_at), bound("after_id", posts.id))
+            < tuple_(parameter("after_created", posts.created_at), parameter("after_id", posts.id))
         )
     return statement.order_by(posts.created_at.desc(), posts.id.desc()).limit(
         bindparam("limit", type_=Integer())
     )
 
 
+def _exclusive_end(end: datetime | None) -> datetime | None:
+    """listPosts' `end` is inclusive at the precision of every time the API shows
+    (milliseconds): an `end` copied from a `publishedAt` includes that post, whose stored time
+    has microseconds. None where it bounds nothing (an `end` in the last millisecond of 9999:
+    there is no later instant)."""
+    if end is None or end >= _LAST_MILLISECOND:
+        return None
+    return end.replace(microsecond=end.microsecond // 1000 * 1000) + timedelta(milliseconds=1)
+
+
+class PostFilters(NamedTuple):
+    """listPosts' filters; None: not filtered by it."""
+
+    status: str | None = None
+    channel_id: uuid.UUID | None = None
+    tag: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+
+
 def list_query(
     dialect: str,
     organization_id: uuid.UUID,
+    filters: PostFilters,
     *,
     limit: int,
-    status: str | None,
-    channel_id: uuid.UUID | None,
-    tag: str | None,
-    start: datetime | None,
-    end: datetime | None,
     after: tuple[datetime, uuid.UUID] | None = None,
 ) -> tuple[Select[Any], dict[str, Any]]:
     """The posts listPosts shows, newest first, at most `limit`, after the keyset position
     `after` (created_at, id): a statement whose rows are each post's wire form in JSON text
     (`document`) with its `created_at` and `id`, and its parameters."""
-    parameters: dict[str, Any] = {"organization_id": organization_id, "limit": limit}
-    if end is not None and end < _LAST_MILLISECOND:
-        # Inclusive at the precision of every time the API shows (milliseconds): an `end`
-        # copied from a `publishedAt` includes that post, whose stored time has microseconds.
-        # (An `end` in the last millisecond of 9999 bounds nothing: there is no later instant.)
-        parameters["end"] = end.replace(microsecond=end.microsecond // 1000 * 1000) + timedelta(
-            milliseconds=1
-        )
+    bounds = filters._replace(end=_exclusive_end(filters.end))._asdict()
+    parameters = {name: value for name, value in bounds.items() if value is not None}
+    parameters.update(organization_id=organization_id, limit=limit)
     if after is not None:
         parameters["after_created"], parameters["after_id"] = after
-    for name, value in (("status", status), ("channel_id", channel_id), ("tag", tag)):
-        if value is not None:
-            parameters[name] = value
-    if start is not None:
-        parameters["start"] = start
-    statement = _list_statement(
-        dialect,
-        status=status is not None,
-        channel=channel_id is not None,
-        tag=tag is not None,
-        start=start is not None,
-        end="end" in parameters,
-        after=after is not None,
-    )
-    return statement, parameters
+    return _list_statement(dialect, frozenset(parameters)), parameters

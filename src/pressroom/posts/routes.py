@@ -34,6 +34,7 @@ from pressroom.posts.creating import create_post as create
 from pressroom.posts.preflight import preflight_post as preflight
 from pressroom.posts.preflight_examples import PREFLIGHT_EXAMPLES
 from pressroom.posts.preflight_examples import PREFLIGHT_REQUEST_EXAMPLES
+from pressroom.posts.repository import PostFilters
 from pressroom.posts.schemas import DeletedPost
 from pressroom.posts.schemas import Post
 from pressroom.posts.schemas import PostCreate
@@ -122,16 +123,9 @@ async def list_posts(
     ] = None,
 ) -> Response:
     """List posts."""
+    filters = PostFilters(status, channel_id, tag, start, end)
     items, next_cursor = await service.list_posts(
-        session,
-        runtime,
-        principal.organization_id,
-        page,
-        status=status,
-        channel_id=channel_id,
-        tag=tag,
-        start=start,
-        end=end,
+        session, runtime, principal.organization_id, page, filters
     )
     return page_response(items, next_cursor)
 

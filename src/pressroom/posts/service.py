@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 from collections.abc import Sequence
-from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -113,15 +112,11 @@ async def list_posts(
     runtime: Runtime,
     organization_id: uuid.UUID,
     page: PageParams,
-    *,
-    status: str | None,
-    channel_id: uuid.UUID | None,
-    tag: str | None,
-    start: datetime | None,
-    end: datetime | None,
+    filters: repository.PostFilters,
 ) -> tuple[list[str], str | None]:
     """A page of posts, each in its wire form as JSON text (posts/wire_sql.py), and the next
     page's cursor."""
+    status, channel_id, _, start, end = filters
     if status is not None and status not in POST_STATUSES:
         raise field_error("status", "invalid_choice", f"must be one of {', '.join(POST_STATUSES)}")
     if start is not None and end is not None and start > end:
@@ -132,15 +127,7 @@ async def list_posts(
         )
     after = decode_cursor(runtime.box, "posts", page.cursor) if page.cursor else None
     statement, parameters = repository.list_query(
-        dialect_name(session),
-        organization_id,
-        limit=page.page_size + 1,
-        status=status,
-        channel_id=channel_id,
-        tag=tag,
-        start=start,
-        end=end,
-        after=after,
+        dialect_name(session), organization_id, filters, limit=page.page_size + 1, after=after
     )
     found = (await session.execute(statement, parameters)).all()
     rows, next_cursor = page_of(list(found), page, runtime.box, "posts")
