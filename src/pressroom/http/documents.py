@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic_core import to_json
 from starlette.responses import Response
 
@@ -32,13 +31,3 @@ def page_response(items: list[str], next_cursor: str | None) -> Response:
     text already (written by the database): joined, not parsed and encoded again."""
     body = b'{"items":[' + ",".join(items).encode() + b'],"nextCursor":'
     return Response(body + to_json(next_cursor) + b"}", media_type="application/json")
-
-
-def model_response(model: BaseModel, status_code: int = 200) -> Response:
-    """A model the handler built itself, serialized once by its own serializer (by alias),
-    as FastAPI serializes a returned model, without validating it a second time."""
-    return Response(
-        model.__pydantic_serializer__.to_json(model, by_alias=True),
-        status_code=status_code,
-        media_type="application/json",
-    )
