@@ -116,11 +116,11 @@ async def list_posts(
 ) -> tuple[list[str], str | None]:
     """A page of posts, each in its wire form as JSON text (posts/wire_sql.py), and the next
     page's cursor."""
-    status, channel_id, _, start, end = filters
-    if status is not None and status not in POST_STATUSES:
+    if filters.status is not None and filters.status not in POST_STATUSES:
         raise field_error("status", "invalid_choice", f"must be one of {', '.join(POST_STATUSES)}")
-    if start is not None and end is not None and start > end:
+    if filters.start is not None and filters.end is not None and filters.start > filters.end:
         raise field_error("end", "before_start", "must not be before start")
+    channel_id = filters.channel_id
     if channel_id is not None and not await channels.usable(session, organization_id, [channel_id]):
         raise field_error(
             "channelId", "unknown_channel", "names no connected channel of this organization"
