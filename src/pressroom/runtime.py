@@ -141,6 +141,12 @@ class Runtime:
         return self._reader
 
     @property
+    def reads_in_autocommit(self) -> bool:
+        """Whether `read_sessions` run each statement in autocommit (PostgreSQL): a unit of
+        work that only reads has nothing to commit."""
+        return self.engine.dialect.name == "postgresql"
+
+    @property
     def read_sessions(self) -> async_sessionmaker[AsyncSession]:
         """Sessions for a unit of work that only reads (a request without a write method).
 
@@ -149,7 +155,7 @@ class Runtime:
         COMMITTED level every statement sees the latest commits whether or not it runs in a
         transaction, so a read-only request loses nothing."""
         if self._read_sessions is None:
-            if self.engine.dialect.name == "postgresql":
+            if self.reads_in_autocommit:
                 self._read_sessions = make_sessionmaker(self.reader)
             elif self.read_engine is None or self.read_engine is self.engine:
                 self._read_sessions = self.sessions

@@ -360,9 +360,9 @@ class LazyUnitOfWork:
     async def commit(self) -> None:
         if self._session is None:
             return
-        if self._read_only and self._runtime.engine.dialect.name == "postgresql":
-            # Its statements ran in autocommit (`Runtime.read_sessions`): nothing is left to
-            # commit, and the session's bookkeeping of a commit cost 5 % of a listed page.
+        if self._read_only and self._runtime.reads_in_autocommit:
+            # Nothing is left to commit, and the session's bookkeeping of a commit cost 5 % of
+            # a listed page.
             return
         await self._session.commit()
 

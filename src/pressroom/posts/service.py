@@ -129,8 +129,8 @@ async def list_posts(
     statement, parameters = repository.list_query(
         dialect_name(session), organization_id, filters, limit=page.page_size + 1, after=after
     )
-    found = (await session.execute(statement, parameters)).all()
-    rows, next_cursor = page_of(list(found), page, runtime.box, "posts")
+    found = list((await session.execute(statement, parameters)).all())
+    rows, next_cursor = page_of(found, page, runtime.box, "posts")
     return [row.document for row in rows], next_cursor
 
 
