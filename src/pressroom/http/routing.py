@@ -34,6 +34,7 @@ from pressroom.http.access import requirements_of
 from pressroom.http.problems import as_problem
 from pressroom.http.problems import error_responses
 from pressroom.http.problems import problem_response
+from pressroom.http.solver import compile_read
 from pressroom.kit.errors import field_error
 from pressroom.runtime import Runtime
 
@@ -148,6 +149,7 @@ class PressroomRoute(DocumentedRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
+        planned = compile_read(self) or original
         scope, manager_only = _find_requirements(self.dependant)
         body_role_checks = _find_body_role_checks(self.dependant)
         operation_id = self.operation_id or self.name
@@ -196,7 +198,9 @@ class PressroomRoute(DocumentedRoute):
                 unit = LazyUnitOfWork(runtime, read_only=not mutating)
                 state.unit = unit
                 try:
-                    response = await original(request)
+                    # FastAPI's own handler records its spans when telemetry is on.
+                    run = original if runtime.settings.telemetry else planned
+                    response = await run(request)
                     if getattr(state, "idempotent_replay", False):
                         return response
                     await _settle(unit, request, operation_id, response, mutating)
