@@ -145,13 +145,13 @@ async def test_the_plan_solves_as_fastapi_does(
 
 
 def _comparable(value: Any) -> Any:
-    """Values with the request's transaction (a new session each run) named by its type."""
+    """Values with the request's transaction (a new one each run) named by its type."""
     if isinstance(value, dict):
         return {key: _comparable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_comparable(item) for item in value]
-    if type(value).__name__ == "AsyncSession":
-        return "AsyncSession"
+    if type(value).__name__ in {"AsyncSession", "LazyUnitOfWork"}:
+        return type(value).__name__
     if isinstance(value, Exception):
         return (type(value).__name__, str(value))
     return value

@@ -33,6 +33,8 @@ from pressroom.kit.crypto import SecretBox
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.crypto import load_or_create_server_key
 from pressroom.kit.crypto import server_key_file
+from pressroom.kit.data_version import DataVersion
+from pressroom.kit.data_version import VersionedCache
 from pressroom.kit.notify import Notifier
 from pressroom.kit.outbound.api import build_api_client
 from pressroom.kit.ratelimit import RateLimiter
@@ -115,11 +117,21 @@ class Runtime:
     def _sqlite_principals(self) -> SQLitePrincipalCache | None:
         """The principal cache of a SQLite file (None for an in-memory database)."""
         if self._sqlite_cache is None:
+            versions = self.data_version
+            if versions is None:
+                return None
+            self._sqlite_cache = SQLitePrincipalCache(versions)
+        return self._sqlite_cache
+
+    @property
+    def data_version(self) -> DataVersion | None:
+        """The change counter of a SQLite file (None on PostgreSQL and in memory)."""
+        if self._data_version is None:
             path = sqlite_file(self.settings.effective_database_url)
             if path is None:
                 return None
-            self._sqlite_cache = SQLitePrincipalCache(path)
-        return self._sqlite_cache
+            self._data_version = DataVersion(path)
+        return self._data_version
 
     async def verify_server_key(self) -> None:
         """Refuse to run with another server key than the database's (ServerKeyMismatch); the
@@ -179,6 +191,10 @@ class Runtime:
     _provider_http: httpx.AsyncClient | None = None
     _principals: PrincipalCache = field(default_factory=PrincipalCache)
     _sqlite_cache: SQLitePrincipalCache | None = None
+    _data_version: DataVersion | None = None
+    # Answers of read operations on a SQLite file, kept while the file is unchanged
+    # (http/documents.py).
+    answers: VersionedCache[bytes] = field(default_factory=lambda: VersionedCache(256))
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -202,8 +218,8 @@ class Runtime:
             self._provider_http = None
         if self._key_lookup is not None:
             await self._key_lookup.close()
-        if self._sqlite_cache is not None:
-            self._sqlite_cache.close()
+        if self._data_version is not None:
+            self._data_version.close()
         await self.notifier.close()
         await self.engine.dispose()
         if self.read_engine is not None and self.read_engine is not self.engine:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +22,7 @@ from pressroom.auth.models import Organization
 from pressroom.kit.attributes import from_attributes
 from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
+from pressroom.kit.data_version import DataVersion
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import as_utc
 
@@ -164,34 +164,22 @@ class SQLitePrincipalCache:
     """Principals of recently seen keys on a SQLite file, each used only while the database
     is exactly as it was when the principal was read.
 
-    SQLite's `PRAGMA data_version` changes on a connection whenever another connection, in
-    this process or any other (`serve`'s worker child, `pressroom keys revoke`), commits a
-    change to the database. Every request reads it first, on a connection of its own that
-    never writes: when it moved, the cache is emptied before anything is served from it. A
-    principal is stored under the version read before its lookup began (the lookup's snapshot
-    is that state or a later one), so a cached principal is always what a lookup would read
-    now: a revocation, a removed member or a changed role takes effect on the next request.
-    The pragma runs in the event loop's thread: it reads a counter in the database's shared
-    memory, with no wait (a busy database makes it fail at once, and the request then looks
-    its key up without the cache). Expiry is checked on every request; failed lookups are
-    never cached."""
+    Every request reads the file's `DataVersion` first: when it moved (a commit by any
+    connection, of this process or another), the cache is emptied before anything is served
+    from it. A principal is stored under the version read before its lookup began (the
+    lookup's snapshot is that state or a later one), so a cached principal is always what a
+    lookup would read now: a revocation, a removed member or a changed role takes effect on
+    the next request. Expiry is checked on every request; failed lookups are never cached."""
 
-    def __init__(self, path: str, ttl: float = 30.0, max_entries: int = 10_000) -> None:
-        self._path = path
-        self._connection: sqlite3.Connection | None = None
+    def __init__(self, versions: DataVersion, ttl: float = 30.0, max_entries: int = 10_000) -> None:
+        self._versions = versions
         self._entries = PrincipalCache(ttl, max_entries)
         self._version: int | None = None
 
     def data_version(self) -> int | None:
         """The database's version now (the cache emptied if it moved), or None when it cannot
         be read at once (the cache is then not to be used)."""
-        try:
-            if self._connection is None:
-                self._connection = _version_connection(self._path)
-            version = int(self._connection.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.Error:
-            self.close()
-            return None
+        version = self._versions.read()
         if version != self._version:
             self._entries.clear()
             self._version = version
@@ -207,22 +195,6 @@ class SQLitePrincipalCache:
         since."""
         if version == self._version:
             self._entries.put(digest, principal, now, self._entries.generation)
-
-    def close(self) -> None:
-        connection, self._connection = self._connection, None
-        self._version = None
-        self._entries.clear()
-        if connection is not None:
-            connection.close()
-
-
-def _version_connection(path: str) -> sqlite3.Connection:
-    # timeout=0: never wait for a lock in the event loop's thread. Any thread may ask (one at
-    # a time: the calls are synchronous); query_only: it never writes, so every change it
-    # sees counted in data_version is another connection's.
-    connection = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA query_only=ON")
-    return connection
 
 
 _LOOKUP = (

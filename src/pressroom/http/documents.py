@@ -7,10 +7,15 @@ answer in the OpenAPI document, and the contract tests check the answers against
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Hashable
 from typing import Any
 
 from pydantic_core import to_json
 from starlette.responses import Response
+
+from pressroom.runtime import Runtime
 
 
 class DocumentResponse(Response):
@@ -26,8 +31,25 @@ def document_response(
     return DocumentResponse(document, status_code=status_code, headers=headers)
 
 
-def page_response(items: list[str], next_cursor: str | None) -> Response:
+def page_body(items: list[str], next_cursor: str | None) -> bytes:
     """A page of a collection (`{"items": [...], "nextCursor": ...}`) whose items are JSON
     text already (written by the database): joined, not parsed and encoded again."""
     body = b'{"items":[' + ",".join(items).encode() + b'],"nextCursor":'
-    return Response(body + to_json(next_cursor) + b"}", media_type="application/json")
+    return body + to_json(next_cursor) + b"}"
+
+
+async def kept_answer(
+    runtime: Runtime, key: Hashable, read: Callable[[], Awaitable[bytes]]
+) -> Response:
+    """The JSON answer that `read()` builds from the database alone (and `key`, which names
+    everything else it depends on). On a SQLite file it is kept, and answered again, while
+    the file has not changed: `runtime.answers` (kit/data_version.py)."""
+    versions = runtime.data_version
+    before = versions.read() if versions is not None else None
+    if versions is None or before is None:
+        return Response(await read(), media_type="application/json")
+    body = runtime.answers.get(before, key)
+    if body is None:
+        body = await read()
+        runtime.answers.put(before, key, body)
+    return Response(body, media_type="application/json")

@@ -20,12 +20,14 @@ from pressroom.http.access import PostsWrite
 from pressroom.http.access import insufficient_role
 from pressroom.http.access import manager_only_when
 from pressroom.http.documents import document_response
-from pressroom.http.documents import page_response
+from pressroom.http.documents import kept_answer
+from pressroom.http.documents import page_body
 from pressroom.http.openapi import answer_examples
 from pressroom.http.routing import Audit
 from pressroom.http.routing import PressroomRoute
 from pressroom.http.routing import RuntimeDep
 from pressroom.http.routing import Session
+from pressroom.http.routing import UnitOfWork
 from pressroom.kit.pagination import Collection
 from pressroom.kit.pagination import Pagination
 from pressroom.posts import service
@@ -102,7 +104,7 @@ due) or rejects it (back to `draft`). Once every target is settled the post is `
 )
 async def list_posts(
     principal: PostsRead,
-    session: Session,
+    unit: UnitOfWork,
     runtime: RuntimeDep,
     page: Pagination,
     status: Annotated[PostStatus | None, Query(description="Only posts in this status.")] = None,
@@ -124,10 +126,14 @@ async def list_posts(
 ) -> Response:
     """List posts."""
     filters = PostFilters(status, channel_id, tag, start, end)
-    items, next_cursor = await service.list_posts(
-        session, runtime, principal.organization_id, page, filters
-    )
-    return page_response(items, next_cursor)
+    organization_id = principal.organization_id
+
+    async def read() -> bytes:
+        session = await unit.session()
+        found = await service.list_posts(session, runtime, organization_id, page, filters)
+        return page_body(*found)
+
+    return await kept_answer(runtime, ("listPosts", organization_id, page, filters), read)
 
 
 @router.post(
