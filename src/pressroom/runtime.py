@@ -37,6 +37,7 @@ from pressroom.kit.data_version import DataVersion
 from pressroom.kit.data_version import VersionedCache
 from pressroom.kit.notify import Notifier
 from pressroom.kit.outbound.api import build_api_client
+from pressroom.kit.plain_reads import PlainReads
 from pressroom.kit.ratelimit import RateLimiter
 from pressroom.server_key import verify_server_key
 
@@ -72,7 +73,7 @@ class Runtime:
         if self.engine.dialect.name != "postgresql":
             return await self._authenticate_sqlite(raw_key)
         if self._key_lookup is None:
-            self._key_lookup = PostgresKeyLookup(self.settings.effective_database_url)
+            self._key_lookup = PostgresKeyLookup(self.plain_reads_pool())
             self.notifier.subscribe(CREDENTIALS_CHANNEL, self._principals.clear)
         if not looks_like_key(raw_key):
             return None
@@ -122,6 +123,18 @@ class Runtime:
                 return None
             self._sqlite_cache = SQLitePrincipalCache(versions)
         return self._sqlite_cache
+
+    @property
+    def plain_reads(self) -> PlainReads | None:
+        """Plain asyncpg connections for the hottest reads (None on SQLite)."""
+        if self.engine.dialect.name != "postgresql":
+            return None
+        return self.plain_reads_pool()
+
+    def plain_reads_pool(self) -> PlainReads:
+        if self._plain_reads is None:
+            self._plain_reads = PlainReads(self.settings.effective_database_url)
+        return self._plain_reads
 
     @property
     def data_version(self) -> DataVersion | None:
@@ -192,6 +205,7 @@ class Runtime:
     _principals: PrincipalCache = field(default_factory=PrincipalCache)
     _sqlite_cache: SQLitePrincipalCache | None = None
     _data_version: DataVersion | None = None
+    _plain_reads: PlainReads | None = None
     # Answers of read operations on a SQLite file, kept while the file is unchanged
     # (http/documents.py).
     answers: VersionedCache[bytes] = field(default_factory=lambda: VersionedCache(256))
@@ -216,8 +230,8 @@ class Runtime:
         if self._provider_http is not None:
             await self._provider_http.aclose()
             self._provider_http = None
-        if self._key_lookup is not None:
-            await self._key_lookup.close()
+        if self._plain_reads is not None:
+            await self._plain_reads.close()
         if self._data_version is not None:
             self._data_version.close()
         await self.notifier.close()

@@ -24,6 +24,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import digest_api_key
 from pressroom.kit.data_version import DataVersion
 from pressroom.kit.notify import Notifier
+from pressroom.kit.plain_reads import PlainReads
 from pressroom.kit.schema import as_utc
 
 KEY_PREFIX = "prk_"
@@ -251,30 +252,14 @@ WHERE k.digest = $1
 
 
 class PostgresKeyLookup:
-    """Authenticates on a small pool of plain asyncpg connections with a prepared statement.
+    """Authenticates with a prepared statement on the plain read connections
+    (kit/plain_reads.py).
 
     Every API request runs this lookup; through the ORM's connection pool and result
     machinery it costs about three times the database round trip itself."""
 
-    def __init__(self, url: str, size: int = 16) -> None:
-        self._url = url.replace("postgresql+asyncpg://", "postgresql://", 1)
-        self._size = size
-        self._pool: Any = None
-
-    async def _get_pool(self) -> Any:
-        if self._pool is None:
-            import asyncpg
-
-            self._pool = await asyncpg.create_pool(
-                self._url,
-                min_size=1,
-                max_size=self._size,
-                server_settings={"application_name": "pressroom-auth"},
-                # These connections only ever run one autocommit SELECT: there is no
-                # session state to reset, so skip the extra round trip on release.
-                reset=_keep_connection_as_is,
-            )
-        return self._pool
+    def __init__(self, reads: PlainReads) -> None:
+        self._reads = reads
 
     async def authenticate(self, raw_key: str) -> Principal | None:
         if not looks_like_key(raw_key):
@@ -282,23 +267,12 @@ class PostgresKeyLookup:
         return await self.lookup(digest_api_key(raw_key))
 
     async def lookup(self, digest: str) -> Principal | None:
-        pool = await self._get_pool()
-        async with pool.acquire() as connection:
-            record = await connection.fetchrow(LOOKUP_SQL, digest)
+        record = await self._reads.fetchrow(LOOKUP_SQL, digest)
         if record is None:
             return None
         values = dict(record)
         values["scopes"] = json.loads(values["scopes"])
         return principal_from_row(SimpleNamespace(**values))
-
-    async def close(self) -> None:
-        if self._pool is not None:
-            await self._pool.close()
-            self._pool = None
-
-
-async def _keep_connection_as_is(_connection: Any) -> None:
-    return None
 
 
 def principal_from_row(row: Any) -> Principal | None:

@@ -129,8 +129,7 @@ async def list_posts(
     organization_id = principal.organization_id
 
     async def read() -> bytes:
-        session = await unit.session()
-        found = await service.list_posts(session, runtime, organization_id, page, filters)
+        found = await service.list_posts(unit.session, runtime, organization_id, page, filters)
         return page_body(*found)
 
     return await kept_answer(runtime, ("listPosts", organization_id, page, filters), read)

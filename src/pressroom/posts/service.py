@@ -7,13 +7,14 @@ queue (claiming due targets, recording outcomes) in publishing/queue.py."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pressroom.channels import service as channels
-from pressroom.db import dialect_name
 from pressroom.db import row_with_id
 from pressroom.kit.clock import utcnow
 from pressroom.kit.errors import field_error
@@ -108,28 +109,35 @@ async def get_post(
 
 
 async def list_posts(
-    session: AsyncSession,
+    session: Callable[[], Awaitable[AsyncSession]],
     runtime: Runtime,
     organization_id: uuid.UUID,
     page: PageParams,
     filters: repository.PostFilters,
 ) -> tuple[list[str], str | None]:
     """A page of posts, each in its wire form as JSON text (posts/wire_sql.py), and the next
-    page's cursor."""
+    page's cursor. `session` opens the request's session, if a statement needs it: on
+    PostgreSQL the page itself is read on the plain read connections (kit/plain_reads.py)."""
     if filters.status is not None and filters.status not in POST_STATUSES:
         raise field_error("status", "invalid_choice", f"must be one of {', '.join(POST_STATUSES)}")
     if filters.start is not None and filters.end is not None and filters.start > filters.end:
         raise field_error("end", "before_start", "must not be before start")
     channel_id = filters.channel_id
-    if channel_id is not None and not await channels.usable(session, organization_id, [channel_id]):
+    if channel_id is not None and not await channels.usable(
+        await session(), organization_id, [channel_id]
+    ):
         raise field_error(
             "channelId", "unknown_channel", "names no connected channel of this organization"
         )
     after = decode_cursor(runtime.box, "posts", page.cursor) if page.cursor else None
     statement, parameters = repository.list_query(
-        dialect_name(session), organization_id, filters, limit=page.page_size + 1, after=after
+        runtime.engine.dialect.name, organization_id, filters, limit=page.page_size + 1, after=after
     )
-    found = list((await session.execute(statement, parameters)).all())
+    plain = runtime.plain_reads
+    if plain is not None:
+        found = await plain.rows(statement, parameters)
+    else:
+        found = list((await (await session()).execute(statement, parameters)).all())
     rows, next_cursor = page_of(found, page, runtime.box, "posts")
     return [row.document for row in rows], next_cursor
 
