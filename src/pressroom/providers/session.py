@@ -11,10 +11,13 @@ an access token with an expiry and a refresh token to renew it with. `OAuthAdapt
 adapter base that opens one per call (X, YouTube and TikTok). Its base, `RefreshingAdapter`,
 keeps the credential store and clock of every adapter whose tokens are renewed (Bluesky,
 Instagram and Threads too) and takes the keywords they share (`RefreshingOptions`).
+`ContainerAdapter` is the one of Instagram and Threads, whose media containers are made from
+signed public links and processed before they are published (`ContainerOptions`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from abc import ABC
 from abc import abstractmethod
@@ -40,6 +43,9 @@ from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.credentials import CredentialsChanged
 from pressroom.providers.credentials import CredentialStore
 from pressroom.providers.http import HttpAdapter
+from pressroom.providers.http import Polling
+from pressroom.providers.http import PublicMediaUrl
+from pressroom.providers.http import Sleep
 from pressroom.providers.http import provider_request
 from pressroom.providers.http import response_json
 
@@ -283,6 +289,43 @@ class RefreshingAdapter(HttpAdapter):
 
     def _unix_time(self) -> float:
         return self._clock().timestamp()
+
+
+class ContainerOptions(RefreshingOptions, total=False):
+    """The keywords a `ContainerAdapter` takes besides a `RefreshingAdapter`'s: `sleep`, which
+    waits between polls of a container being processed, `poll_interval` and
+    `processing_timeout` (seconds; by default the network's own)."""
+
+    sleep: Sleep
+    poll_interval: float
+    processing_timeout: float
+
+
+class ContainerAdapter(RefreshingAdapter):
+    """A RefreshingAdapter whose network publishes through media containers: it fetches the
+    media from the signed public links `media_url` makes (None where this process cannot make
+    them), then processes it, polled as `_polling` says (every `POLL_INTERVAL` seconds, for
+    `PROCESSING_TIMEOUT` seconds at the most, unless the caller says otherwise)."""
+
+    POLL_INTERVAL: ClassVar[float]
+    PROCESSING_TIMEOUT: ClassVar[float]
+
+    def __init__(
+        self,
+        *,
+        media_url: PublicMediaUrl | None,
+        sleep: Sleep = asyncio.sleep,
+        poll_interval: float | None = None,
+        processing_timeout: float | None = None,
+        **options: Unpack[RefreshingOptions],
+    ) -> None:
+        super().__init__(**options)
+        self._media_url = media_url
+        self._polling = Polling(
+            sleep,
+            self.POLL_INTERVAL if poll_interval is None else poll_interval,
+            self.PROCESSING_TIMEOUT if processing_timeout is None else processing_timeout,
+        )
 
 
 SessionT = TypeVar("SessionT", bound=RefreshingSession[Any])

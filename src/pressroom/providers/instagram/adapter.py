@@ -22,7 +22,6 @@ earlier attempt may have made and returns it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import datetime
 from typing import Unpack
@@ -33,9 +32,7 @@ from pressroom.providers.adapter import HealthResult
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
-from pressroom.providers.http import Polling
 from pressroom.providers.http import PublicMediaUrl
-from pressroom.providers.http import Sleep
 from pressroom.providers.instagram.containers import DEFAULT_POLL_INTERVAL
 from pressroom.providers.instagram.containers import DEFAULT_PROCESSING_TIMEOUT
 from pressroom.providers.instagram.containers import ContainerPublisher
@@ -48,8 +45,8 @@ from pressroom.providers.instagram.session import DEFAULT_GRAPH_VERSION
 from pressroom.providers.instagram.session import InstagramSession
 from pressroom.providers.options import alt_texts
 from pressroom.providers.options import first_comment
-from pressroom.providers.session import RefreshingAdapter
-from pressroom.providers.session import RefreshingOptions
+from pressroom.providers.session import ContainerAdapter
+from pressroom.providers.session import ContainerOptions
 
 # A token this close to its expiry that could not be refreshed needs the person now.
 EXPIRY_WARNING_SECONDS = 7 * 24 * 3600
@@ -58,26 +55,23 @@ _KINDS = frozenset({"post", "carousel", "reel", "story"})
 logger = logging.getLogger(__name__)
 
 
-class InstagramAdapter(RefreshingAdapter):
+class InstagramAdapter(ContainerAdapter):
     """Publishes as the professional account whose long-lived Instagram User token the channel
     holds."""
 
     provider = "instagram"
+    POLL_INTERVAL = DEFAULT_POLL_INTERVAL
+    PROCESSING_TIMEOUT = DEFAULT_PROCESSING_TIMEOUT
 
     def __init__(
         self,
         *,
         media_url: PublicMediaUrl | None = None,
         graph_version: str = DEFAULT_GRAPH_VERSION,
-        sleep: Sleep = asyncio.sleep,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
-        **options: Unpack[RefreshingOptions],
+        **options: Unpack[ContainerOptions],
     ) -> None:
-        super().__init__(**options)
-        self._media_url = media_url
+        super().__init__(media_url=media_url, **options)
         self._graph_version = graph_version
-        self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> InstagramSession:
         return InstagramSession(

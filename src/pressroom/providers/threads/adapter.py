@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any
 from typing import Unpack
@@ -32,11 +31,9 @@ from pressroom.providers.adapter import HealthResult
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
-from pressroom.providers.http import Polling
 from pressroom.providers.http import PublicMediaUrl
-from pressroom.providers.http import Sleep
-from pressroom.providers.session import RefreshingAdapter
-from pressroom.providers.session import RefreshingOptions
+from pressroom.providers.session import ContainerAdapter
+from pressroom.providers.session import ContainerOptions
 from pressroom.providers.threads.containers import DEFAULT_POLL_INTERVAL
 from pressroom.providers.threads.containers import DEFAULT_PROCESSING_TIMEOUT
 from pressroom.providers.threads.containers import Containers
@@ -52,25 +49,22 @@ EXPIRY_WARNING = 7 * DAY
 INSIGHTS = "views,likes,replies,reposts,quotes,shares"
 
 
-class ThreadsAdapter(RefreshingAdapter):
+class ThreadsAdapter(ContainerAdapter):
     """Publishes as the Threads account whose long-lived token the channel holds."""
 
     provider = "threads"
+    POLL_INTERVAL = DEFAULT_POLL_INTERVAL
+    PROCESSING_TIMEOUT = DEFAULT_PROCESSING_TIMEOUT
 
     def __init__(
         self,
         *,
         media_url: PublicMediaUrl | None,
         progress: ProgressBook = PROCESS_PROGRESS,
-        sleep: Sleep = asyncio.sleep,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        processing_timeout: float = DEFAULT_PROCESSING_TIMEOUT,
-        **options: Unpack[RefreshingOptions],
+        **options: Unpack[ContainerOptions],
     ) -> None:
-        super().__init__(**options)
-        self._media_url = media_url
+        super().__init__(media_url=media_url, **options)
         self._progress = progress
-        self._polling = Polling(sleep, poll_interval, processing_timeout)
 
     def _session(self, channel: ChannelContext) -> ThreadsSession:
         return ThreadsSession(self._http, channel, self._credential_store, clock=self._unix_time)
