@@ -1,4 +1,5 @@
-"""The write lock of the embedded database, taken by polling (kit/sqlite_connection.py)."""
+"""The write lock of the embedded database, taken by polling, and the trips a transaction makes
+to its connection's thread (kit/sqlite_connection.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pressroom.kit.sqlite_connection import BufferedConnection
+from pressroom.kit.sqlite_connection import connector
 from pressroom.kit.sqlite_connection import take_write_lock
 
 
@@ -61,3 +65,68 @@ def test_a_lock_held_past_the_busy_timeout_is_the_usual_error(tmp_path: Path) ->
     assert not waiter.in_transaction
     assert waiter.execute("PRAGMA busy_timeout").fetchone() == (150,)
     holder.execute("ROLLBACK")
+
+
+def _trips(connection: BufferedConnection) -> list[str]:
+    """The trips to the connection's thread from now on, by the method that made them."""
+    made: list[str] = []
+    execute = connection._execute
+
+    async def counted(call: Any, *arguments: Any) -> Any:
+        made.append(getattr(call, "__name__", "call"))
+        return await execute(call, *arguments)
+
+    connection._execute = counted  # type: ignore[method-assign]
+    return made
+
+
+async def test_a_transaction_begins_with_its_first_statement_in_one_trip(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    connect(path, 30_000).execute("CREATE TABLE t (x INTEGER)")
+    connection = await connector(str(path), timeout=30)()
+    other = connect(path, 0)
+    try:
+        trips = _trips(connection)
+        cursor = connection.cursor()
+        await cursor.execute("BEGIN IMMEDIATE")
+        # Nothing sent yet: the database is not locked.
+        assert trips == [] and not connection.in_transaction
+        await cursor.execute("INSERT INTO t VALUES (1)")
+        assert len(trips) == 1 and connection.in_transaction
+        # The write lock was taken with that statement: another writer is refused.
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            other.execute("INSERT INTO t VALUES (2)")
+        await connection.commit()
+        assert trips == ["begin_then_call", "commit"] and not connection.in_transaction
+        # A rollback or commit with no transaction open (a pool's reset) makes no trip; a
+        # BEGIN no statement followed leaves nothing behind.
+        await connection.rollback()
+        await cursor.execute("BEGIN")
+        await connection.commit()
+        await connection.rollback()
+        assert len(trips) == 2
+        await cursor.execute("SELECT x FROM t")
+        assert await cursor.fetchall() == [(1,)]
+        assert not connection.in_transaction  # that SELECT ran outside any transaction
+    finally:
+        other.close()
+        await connection.close()
+
+
+async def test_a_statement_that_fails_leaves_its_transaction_to_roll_back(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    connect(path, 30_000).execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+    connection = await connector(str(path), timeout=30)()
+    try:
+        cursor = connection.cursor()
+        await cursor.execute("BEGIN IMMEDIATE")
+        await cursor.execute("INSERT INTO t VALUES (1)")
+        with pytest.raises(sqlite3.IntegrityError):
+            await cursor.execute("INSERT INTO t VALUES (1)")
+        assert connection.in_transaction
+        await connection.rollback()
+        assert not connection.in_transaction
+        await cursor.execute("SELECT count(*) FROM t")
+        assert await cursor.fetchall() == [(0,)]
+    finally:
+        await connection.close()

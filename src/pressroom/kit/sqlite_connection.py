@@ -12,6 +12,10 @@ steps on the connection's thread instead of leaving the wait to SQLite's busy ha
 sleeps grow to 100 ms however soon the lock is released: with another process writing (the
 workers of `serve`), a writer then waits for the lock about as long as it is held, not up to a
 tenth of a second more each time.
+
+A transaction's `BEGIN` travels with its first statement, and a commit or rollback with no
+transaction open (a pool returning a connection after its commit) makes no trip: an empty
+write transaction took four trips, and now takes two.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import TypeVar
 import aiosqlite
 
 _T = TypeVar("_T")
+_BEGIN = frozenset({"BEGIN", "BEGIN IMMEDIATE"})
 
 # Rows fetched with the statement; a result this long or longer is read on in further trips.
 FIRST_ROWS = 1024
@@ -95,15 +100,19 @@ class BufferedCursor:
         cursor.close()
 
     async def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> BufferedCursor:
-        if sql == "BEGIN IMMEDIATE" and not parameters:
-            connection = self._connection._conn
-            await self._connection.run(lambda: take_write_lock(connection))
+        if sql in _BEGIN and not parameters:
+            # Sent with the next statement, in its trip.
+            self._connection._pending_begin = sql
             return self
-        await self._connection.run(lambda: self._run(lambda c: c.execute(sql, parameters or ())))
+        await self._connection.run_statement(
+            lambda: self._run(lambda c: c.execute(sql, parameters or ()))
+        )
         return self
 
     async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> BufferedCursor:
-        await self._connection.run(lambda: self._run(lambda c: c.executemany(sql, parameters)))
+        await self._connection.run_statement(
+            lambda: self._run(lambda c: c.executemany(sql, parameters))
+        )
         return self
 
     async def _more(self, size: int | None) -> list[Any]:
@@ -141,8 +150,40 @@ class BufferedCursor:
 class BufferedConnection(aiosqlite.Connection):
     """An aiosqlite connection whose cursors are `BufferedCursor`s."""
 
+    # The BEGIN of a transaction no statement has run in yet.
+    _pending_begin: str | None = None
+
     def cursor(self) -> BufferedCursor:  # type: ignore[override]
         return BufferedCursor(self)
+
+    async def run_statement(self, call: Callable[[], _T]) -> _T:
+        """`call()` on the connection's thread, after the transaction's BEGIN if it is yet to
+        be sent (one trip)."""
+        begin, self._pending_begin = self._pending_begin, None
+        if begin is None:
+            return await self.run(call)
+        connection = self._conn
+
+        def begin_then_call() -> _T:
+            if begin == "BEGIN IMMEDIATE":
+                take_write_lock(connection)
+            else:
+                connection.execute(begin)
+            return call()
+
+        return await self.run(begin_then_call)
+
+    async def commit(self) -> None:
+        # `in_transaction` reads SQLite's autocommit flag: no statement is running on the
+        # connection's thread while its one user awaits this.
+        self._pending_begin = None
+        if self._conn.in_transaction:
+            await super().commit()
+
+    async def rollback(self) -> None:
+        self._pending_begin = None
+        if self._conn.in_transaction:
+            await super().rollback()
 
     async def run(self, call: Callable[[], _T]) -> _T:
         """`call()` on the connection's thread (one trip)."""
