@@ -20,7 +20,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import timedelta
+from functools import cache
+from typing import Any
+from typing import cast
 
+from sqlalchemy import Table
+from sqlalchemy import bindparam
 from sqlalchemy import delete
 from sqlalchemy import select
 from sqlalchemy import update
@@ -170,8 +175,50 @@ class Stored:
         )
 
 
-def _insert(session: AsyncSession):  # type: ignore[no-untyped-def]
-    return pg_insert if dialect_name(session) == "postgresql" else sqlite_insert
+_RECORDS = cast(Table, IdempotencyRecord.__table__)
+_CLAIMED = (
+    "id",
+    "organization_id",
+    "key",
+    "operation_id",
+    "fingerprint",
+    "created_at",
+    "locked_until",
+)
+
+
+@cache
+def _claim_statement(dialect: str) -> Any:
+    """INSERT of a new claim unless the key has one, returning its id: one statement per
+    database, built once and bound by name (each request's own, built anew, cost as much
+    as running it)."""
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    columns = _RECORDS.c
+    return (
+        insert(_RECORDS)
+        .values(
+            {
+                **{name: bindparam(name, type_=columns[name].type) for name in _CLAIMED},
+                "state": "in_progress",
+                "body_encrypted": False,
+            }
+        )
+        .on_conflict_do_nothing(index_elements=["organization_id", "key"])
+        .returning(columns.id)
+    )
+
+
+_STORE = (
+    update(_RECORDS)
+    .where(_RECORDS.c.id == bindparam("record_id", type_=_RECORDS.c.id.type))
+    .values(
+        state="done",
+        **{
+            name: bindparam(name, type_=_RECORDS.c[name].type)
+            for name in ("status_code", "body", "body_encrypted", "content_type", "location")
+        },
+    )
+)
 
 
 async def claim(
@@ -188,23 +235,20 @@ async def claim(
     for _ in range(3):
         async with unit_of_work(sessions) as session:
             now = utcnow()
-            statement = (
-                _insert(session)(IdempotencyRecord)
-                .values(
-                    id=uuid.uuid4(),
-                    organization_id=organization_id,
-                    key=key,
-                    operation_id=operation_id,
-                    fingerprint=fingerprint_value,
-                    state="in_progress",
-                    created_at=now,
-                    locked_until=now + CLAIM_LEASE,
-                    body_encrypted=False,
+            inserted = (
+                await session.execute(
+                    _claim_statement(dialect_name(session)),
+                    {
+                        "id": uuid.uuid4(),
+                        "organization_id": organization_id,
+                        "key": key,
+                        "operation_id": operation_id,
+                        "fingerprint": fingerprint_value,
+                        "created_at": now,
+                        "locked_until": now + CLAIM_LEASE,
+                    },
                 )
-                .on_conflict_do_nothing(index_elements=["organization_id", "key"])
-                .returning(IdempotencyRecord.id)
-            )
-            inserted = (await session.execute(statement)).scalar_one_or_none()
+            ).scalar_one_or_none()
             if inserted is not None:
                 return _renewing(sessions, inserted)
             record = (
@@ -256,16 +300,15 @@ async def store(
     claimed.stop_renewing()
     body = bytes(response.body).decode()
     await session.execute(
-        update(IdempotencyRecord)
-        .where(IdempotencyRecord.id == claimed.record_id)
-        .values(
-            state="done",
-            status_code=response.status_code,
-            body=box.encrypt(body) if secret else body,
-            body_encrypted=secret,
-            content_type=response.headers.get("content-type"),
-            location=response.headers.get("location"),
-        )
+        _STORE,
+        {
+            "record_id": claimed.record_id,
+            "status_code": response.status_code,
+            "body": box.encrypt(body) if secret else body,
+            "body_encrypted": secret,
+            "content_type": response.headers.get("content-type"),
+            "location": response.headers.get("location"),
+        },
     )
 
 
