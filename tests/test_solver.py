@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.dependencies.utils import solve_dependencies
@@ -18,11 +19,15 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 from starlette.requests import Request
+from starlette.responses import Response
 
+from pressroom.app import create_app
 from pressroom.audit.service import AuditNote
+from pressroom.config import Settings
 from pressroom.http.routing import LazyUnitOfWork
 from pressroom.http.routing import PressroomRoute
 from pressroom.http.routing import api_routes
+from pressroom.http.solver import PlannedRead
 from pressroom.http.solver import compile_read
 from pressroom.kit.errors import PressroomError
 from pressroom.runtime import Runtime
@@ -155,3 +160,38 @@ def _comparable(value: Any) -> Any:
     if isinstance(value, Exception):
         return (type(value).__name__, str(value))
     return value
+
+
+async def test_reads_take_the_plan_unless_telemetry_is_on_and_answer_the_same(
+    settings: Settings, runtime: Runtime, client: httpx.AsyncClient, tenant: Tenant, monkeypatch
+) -> None:
+    """With telemetry on, FastAPI's own handler runs (it records the spans of dependencies and
+    serialization); the answers are the same either way."""
+    planned: list[str] = []
+    call = PlannedRead.__call__
+
+    async def counted(self: PlannedRead, request: Request) -> Response:
+        planned.append(request.url.path)
+        return await call(self, request)
+
+    monkeypatch.setattr(PlannedRead, "__call__", counted)
+    paths = ["/api/v1/tenant", "/api/v1/posts?pageSize=3", "/api/v1/posts?pageSize=0"]
+    plain = [await client.get(path, headers=tenant.headers) for path in paths]
+    assert planned == ["/api/v1/tenant", "/api/v1/posts", "/api/v1/posts"]
+    traced_runtime = Runtime.build(settings.model_copy(update={"telemetry": True}))
+    try:
+        traced_app = create_app(runtime=traced_runtime)
+        transport = httpx.ASGITransport(app=traced_app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as traced:
+            answers = [await traced.get(path, headers=tenant.headers) for path in paths]
+    finally:
+        await traced_runtime.close()
+    assert len(planned) == 3
+    assert [_answer(a) for a in answers] == [_answer(p) for p in plain]
+    assert [a.status_code for a in answers] == [200, 200, 400]
+
+
+def _answer(response: httpx.Response) -> tuple[int, Any]:
+    body = response.json()
+    body.pop("requestId", None)  # each request's own
+    return response.status_code, body

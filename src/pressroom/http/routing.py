@@ -19,6 +19,9 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
 
 from pressroom.audit import service as audit
 from pressroom.audit.service import Actor
@@ -147,9 +150,25 @@ class PressroomRoute(DocumentedRoute):
         problems = {status: r for status, r in error_responses().items() if status not in own}
         super().__init__(path, endpoint, responses={**own, **problems}, **options)
 
+    # The handler of a read whose dependencies are planned (http/solver.py), run by `handle`
+    # without FastAPI's per-request wrapping (exit stacks for generator dependencies, which a
+    # planned read has none of, and exception handlers, which the handler makes unneeded: it
+    # answers every known error itself).
+    _planned_handler: Callable[[Request], Coroutine[Any, Any, Response]] | None = None
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        handler = self._planned_handler
+        runtime: Runtime = scope["app"].state.runtime
+        if handler is None or scope["method"] != "GET" or runtime.settings.telemetry:
+            await super().handle(scope, receive, send)
+            return
+        response = await handler(Request(scope, receive, send))
+        await response(scope, receive, send)
+
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
-        planned = compile_read(self) or original
+        plan = compile_read(self)
+        planned = plan or original
         scope, manager_only = _find_requirements(self.dependant)
         body_role_checks = _find_body_role_checks(self.dependant)
         operation_id = self.operation_id or self.name
@@ -219,6 +238,8 @@ class PressroomRoute(DocumentedRoute):
                 )
                 return response
 
+        if plan is not None:
+            self._planned_handler = handler
         return handler
 
 
