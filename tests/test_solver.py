@@ -20,6 +20,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Router
 
 from pressroom.app import create_app
 from pressroom.audit.service import AuditNote
@@ -27,6 +28,7 @@ from pressroom.config import Settings
 from pressroom.http.routing import LazyUnitOfWork
 from pressroom.http.routing import PressroomRoute
 from pressroom.http.routing import api_routes
+from pressroom.http.routing import direct_reads
 from pressroom.http.solver import PlannedRead
 from pressroom.http.solver import compile_read
 from pressroom.kit.errors import PressroomError
@@ -195,3 +197,30 @@ def _answer(response: httpx.Response) -> tuple[int, Any]:
     body = response.json()
     body.pop("requestId", None)  # each request's own
     return response.status_code, body
+
+
+async def test_static_planned_reads_go_straight_to_their_route(
+    app: FastAPI, client: httpx.AsyncClient, tenant: Tenant, monkeypatch
+) -> None:
+    """`GET /api/v1/tenant` and the other planned reads without path parameters skip the
+    router; everything else (a path parameter, another method, an unknown path) still goes
+    through it, with its 404 and 405."""
+    direct = direct_reads(list(app.router.routes))
+    assert {"/api/v1/tenant", "/api/v1/posts", "/api/v1/channels"} <= set(direct)
+    assert all(route.methods == {"GET"} and not route.param_convertors for route in direct.values())
+    routed: list[str] = []
+    route_call = Router.__call__
+
+    async def counted(self: Router, scope: Any, receive: Any, send: Any) -> None:
+        routed.append(f"{scope['method']} {scope['path']}")
+        await route_call(self, scope, receive, send)
+
+    monkeypatch.setattr(Router, "__call__", counted)
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    assert (await client.get("/api/v1/posts", headers=tenant.headers)).status_code == 200
+    assert routed == []
+    missing = await client.get(f"/api/v1/posts/{uuid.uuid4()}", headers=tenant.headers)
+    refused = await client.delete("/api/v1/tenant", headers=tenant.headers)
+    unknown = await client.get("/api/v1/tenant/", headers=tenant.headers)
+    assert [missing.status_code, refused.status_code, unknown.status_code] == [404, 405, 404]
+    assert len(routed) == 3

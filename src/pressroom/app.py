@@ -34,6 +34,7 @@ from pressroom.http.problems import as_problem
 from pressroom.http.problems import problem_page
 from pressroom.http.problems import problem_response
 from pressroom.http.routing import api_routes
+from pressroom.http.routing import direct_reads
 from pressroom.kit.errors import PressroomError
 from pressroom.media.link_routes import router as media_links_router
 from pressroom.media.routes import router as media_router
@@ -120,7 +121,9 @@ def create_app(
     install_console(app)
     _add_error_handlers(app)
     install_openapi(app, event_catalog())
-    app.add_middleware(ServiceMiddleware, runtime=runtime)
+    app.add_middleware(
+        ServiceMiddleware, runtime=runtime, direct=direct_reads(list(app.router.routes))
+    )
     if settings.mcp:
         install_mcp(app, runtime)
     if settings.metrics:

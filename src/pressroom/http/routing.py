@@ -353,6 +353,15 @@ async def _record_failure(
                 await idempotency.release(runtime.sessions, claimed)
 
 
+def direct_reads(routes: list[Any]) -> dict[str, PressroomRoute]:
+    """The planned read operations without path parameters, by path (ServiceMiddleware)."""
+    return {
+        route.path: route
+        for route in api_routes(routes)
+        if route._planned_handler is not None and not route.param_convertors
+    }
+
+
 def api_routes(routes: list[Any]) -> list[PressroomRoute]:
     """Every API operation of an application or router, through included routers."""
     found: list[PressroomRoute] = []
