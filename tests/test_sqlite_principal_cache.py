@@ -3,34 +3,21 @@ by any other connection, of this process or another, takes effect on the next re
 
 from __future__ import annotations
 
-import sqlite3
-
 import httpx
 import pytest
 from sqlalchemy import event
 
-from pressroom.db import sqlite_file
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
+from tests.sqlite_files import commit_elsewhere
+from tests.sqlite_files import sqlite_path_or_skip
 
 
 @pytest.fixture
 def sqlite_path(runtime: Runtime, is_postgres: bool) -> str:
-    if is_postgres:
-        pytest.skip("PostgreSQL's principal cache listens for changes instead")
-    path = sqlite_file(runtime.settings.effective_database_url)
-    assert path is not None
-    return path
-
-
-def _elsewhere(path: str, statement: str, *parameters: object) -> None:
-    """Commit `statement` through a connection of its own, as another process would, with no
-    notice to the server."""
-    connection = sqlite3.connect(path, timeout=30, isolation_level=None)
-    try:
-        connection.execute(statement, parameters)
-    finally:
-        connection.close()
+    return sqlite_path_or_skip(
+        runtime, is_postgres, "PostgreSQL's principal cache listens for changes instead"
+    )
 
 
 def _key_lookups(runtime: Runtime) -> list[str]:
@@ -61,7 +48,7 @@ async def test_a_key_revoked_behind_the_servers_back_is_refused_at_once(
 ):
     for _ in range(2):
         assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
-    _elsewhere(
+    commit_elsewhere(
         sqlite_path,
         "UPDATE api_keys SET revoked_at = '2026-01-01 00:00:00.000000' WHERE id = ?",
         tenant.key_id.hex,
@@ -74,7 +61,9 @@ async def test_a_role_changed_elsewhere_shows_on_the_next_request(
 ):
     before = await client.get("/api/v1/tenant", headers=tenant.headers)
     assert before.json()["member"]["role"] == "owner"
-    _elsewhere(sqlite_path, "UPDATE members SET role = 'member' WHERE id = ?", tenant.member_id.hex)
+    commit_elsewhere(
+        sqlite_path, "UPDATE members SET role = 'member' WHERE id = ?", tenant.member_id.hex
+    )
     after = await client.get("/api/v1/tenant", headers=tenant.headers)
     assert after.json()["member"]["role"] == "member"
 
@@ -84,7 +73,7 @@ async def test_a_commit_elsewhere_to_any_table_empties_the_cache(
 ):
     assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
     lookups = _key_lookups(runtime)
-    _elsewhere(
+    commit_elsewhere(
         sqlite_path,
         "UPDATE organizations SET name = 'Renamed' WHERE id = ?",
         tenant.organization_id.hex,

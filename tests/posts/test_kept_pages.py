@@ -4,7 +4,6 @@ committed by any connection (this server, another process) shows on the next req
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from typing import Any
 
@@ -12,7 +11,6 @@ import httpx
 import pytest
 from sqlalchemy import event
 
-from pressroom.db import sqlite_file
 from pressroom.kit.data_version import VersionedCache
 from pressroom.runtime import Runtime
 from tests.channels.factories import connect_channel
@@ -20,15 +18,15 @@ from tests.factories import Tenant
 from tests.factories import make_tenant
 from tests.posts.factories import create_post
 from tests.posts.factories import post_body
+from tests.sqlite_files import commit_elsewhere
+from tests.sqlite_files import sqlite_path_or_skip
 
 
 @pytest.fixture
 def sqlite_path(runtime: Runtime, is_postgres: bool) -> str:
-    if is_postgres:
-        pytest.skip("on PostgreSQL every page is read from the database")
-    path = sqlite_file(runtime.settings.effective_database_url)
-    assert path is not None
-    return path
+    return sqlite_path_or_skip(
+        runtime, is_postgres, "on PostgreSQL every page is read from the database"
+    )
 
 
 @pytest.fixture
@@ -47,15 +45,6 @@ def _post_reads(runtime: Runtime) -> list[str]:
     for engine in {runtime.engine, runtime.read_engine or runtime.engine}:
         event.listen(engine.sync_engine, "before_cursor_execute", record)
     return seen
-
-
-def _elsewhere(path: str, statement: str, *parameters: object) -> None:
-    """Commit `statement` through a connection of its own, as another process would."""
-    connection = sqlite3.connect(path, timeout=30, isolation_level=None)
-    try:
-        connection.execute(statement, parameters)
-    finally:
-        connection.close()
 
 
 async def _page(client: httpx.AsyncClient, tenant: Tenant, **params: Any) -> httpx.Response:
@@ -105,7 +94,7 @@ async def test_a_change_committed_elsewhere_shows_on_the_next_request(
     post = await create_post(client, tenant, post_body(channel, text="As written"))
     assert (await _page(client, tenant)).json()["items"][0]["text"] == "As written"
     # A worker process records a publish outcome; the server hears nothing of it.
-    _elsewhere(
+    commit_elsewhere(
         sqlite_path,
         "UPDATE post_targets SET status = 'failed', error_code = 'network_down' WHERE post_id = ?",
         uuid.UUID(post["id"]).hex,
@@ -130,7 +119,7 @@ async def test_a_commit_while_a_page_is_read_keeps_nothing(
     def commit_meanwhile(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
         if "FROM posts" in statement and not committed:
             committed.append(True)
-            _elsewhere(
+            commit_elsewhere(
                 sqlite_path,
                 "UPDATE posts SET text = 'After' WHERE id = ?",
                 uuid.UUID(post["id"]).hex,
