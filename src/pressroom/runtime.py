@@ -207,8 +207,8 @@ class Runtime:
     _data_version: DataVersion | None = None
     _plain_reads: PlainReads | None = None
     # Answers of read operations on a SQLite file, kept while the file is unchanged
-    # (http/documents.py).
-    answers: VersionedCache[bytes] = field(default_factory=lambda: VersionedCache(256))
+    # (http/documents.py): at most 128, some 17 MB at 100 posts a page.
+    answers: VersionedCache[bytes] = field(default_factory=lambda: VersionedCache(128))
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
