@@ -205,7 +205,7 @@ async def test_static_planned_reads_go_straight_to_their_route(
     """`GET /api/v1/tenant` and the other planned reads without path parameters skip the
     router; everything else (a path parameter, another method, an unknown path) still goes
     through it, with its 404 and 405."""
-    direct = direct_reads(list(app.router.routes))
+    direct = direct_reads(list(app.router.routes), app.state.runtime.settings)
     assert {"/api/v1/tenant", "/api/v1/posts", "/api/v1/channels"} <= set(direct)
     assert all(route.methods == {"GET"} and not route.param_convertors for route in direct.values())
     routed: list[str] = []

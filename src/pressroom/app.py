@@ -122,7 +122,7 @@ def create_app(
     _add_error_handlers(app)
     install_openapi(app, event_catalog())
     app.add_middleware(
-        ServiceMiddleware, runtime=runtime, direct=direct_reads(list(app.router.routes))
+        ServiceMiddleware, runtime=runtime, direct=direct_reads(list(app.router.routes), settings)
     )
     if settings.mcp:
         install_mcp(app, runtime)

@@ -73,7 +73,7 @@ class Runtime:
         if self.engine.dialect.name != "postgresql":
             return await self._authenticate_sqlite(raw_key)
         if self._key_lookup is None:
-            self._key_lookup = PostgresKeyLookup(self.plain_reads_pool())
+            self._key_lookup = PostgresKeyLookup(self._plain_reads_pool())
             self.notifier.subscribe(CREDENTIALS_CHANNEL, self._principals.clear)
         if not looks_like_key(raw_key):
             return None
@@ -129,9 +129,10 @@ class Runtime:
         """Plain asyncpg connections for the hottest reads (None on SQLite)."""
         if self.engine.dialect.name != "postgresql":
             return None
-        return self.plain_reads_pool()
+        return self._plain_reads_pool()
 
-    def plain_reads_pool(self) -> PlainReads:
+    def _plain_reads_pool(self) -> PlainReads:
+        """The plain read connections, made on first use (the key lookup uses them too)."""
         if self._plain_reads is None:
             self._plain_reads = PlainReads(self.settings.effective_database_url)
         return self._plain_reads

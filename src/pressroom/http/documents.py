@@ -46,7 +46,7 @@ async def kept_answer(
     the file has not changed: `runtime.answers` (kit/data_version.py)."""
     versions = runtime.data_version
     before = versions.read() if versions is not None else None
-    if versions is None or before is None:
+    if before is None:
         return Response(await read(), media_type="application/json")
     body = runtime.answers.get(before, key)
     if body is None:

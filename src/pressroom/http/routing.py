@@ -27,6 +27,7 @@ from pressroom.audit import service as audit
 from pressroom.audit.service import Actor
 from pressroom.audit.service import AuditNote
 from pressroom.auth.service import Principal
+from pressroom.config import Settings
 from pressroom.db import unit_of_work
 from pressroom.http import idempotency
 from pressroom.http import inputs
@@ -353,8 +354,11 @@ async def _record_failure(
                 await idempotency.release(runtime.sessions, claimed)
 
 
-def direct_reads(routes: list[Any]) -> dict[str, PressroomRoute]:
-    """The planned read operations without path parameters, by path (ServiceMiddleware)."""
+def direct_reads(routes: list[Any], settings: Settings) -> dict[str, PressroomRoute]:
+    """The planned read operations without path parameters, by path (ServiceMiddleware);
+    none with telemetry on, when every request goes through FastAPI's handler."""
+    if settings.telemetry:
+        return {}
     return {
         route.path: route
         for route in api_routes(routes)
