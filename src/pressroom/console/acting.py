@@ -1,6 +1,6 @@
 """What the operations screens (webhooks, analytics, audit, media, channels) share: a form's
-fields, a write through the API with its CSRF check, the page a refusal shows, and removals
-asked for on a page of their own."""
+fields, a write through the API with its CSRF check, a collection read whole, the page a
+refusal shows, and removals asked for on a page of their own."""
 
 from __future__ import annotations
 
@@ -58,6 +58,25 @@ def refused(
     return render(
         request, "error.html", {"error": message, "heading": heading}, person=person, status=status
     )
+
+
+class Refused(Exception):
+    """The API refused what a page is made of: the page shows the refusal (`refused`)."""
+
+    def __init__(self, person: Visitor, answer: Answer) -> None:
+        super().__init__(answer.status)
+        self.person = person
+        self.answer = answer
+
+
+async def listed(person: Visitor, path: str, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` items of the collection at `path`, newest first; Refused when the API
+    refuses it to this person."""
+    answer = await person.api.listing(path, limit)
+    if not answer.ok:
+        raise Refused(person, answer)
+    items: list[dict[str, Any]] = answer.body["items"]
+    return items
 
 
 def back_to(path: str, **query: str) -> Response:

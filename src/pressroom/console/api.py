@@ -99,20 +99,29 @@ class ConsoleApi:
     async def get(self, path: str, **params: Any) -> Answer:
         return await self.call("GET", path, params=params)
 
-    async def items(self, path: str, limit: int = 100, **params: Any) -> list[dict[str, Any]]:
-        """Up to `limit` items of a collection, following its cursor; [] when refused."""
+    async def listing(self, path: str, limit: int = 100, **params: Any) -> Answer:
+        """Up to `limit` items of a collection, following its cursor, as one answer (`items`);
+        the first page's refusal as it came (a later page's ends the list)."""
         found: list[dict[str, Any]] = []
         cursor = None
         while len(found) < limit:
             size = min(100, limit - len(found))
             answer = await self.get(path, pageSize=size, cursor=cursor, **params)
             if not answer.ok:
+                if cursor is None:
+                    return answer
                 break
             found.extend(answer.body["items"])
             cursor = answer.body.get("nextCursor")
             if not cursor:
                 break
-        return found
+        return Answer(200, {"items": found})
+
+    async def items(self, path: str, limit: int = 100, **params: Any) -> list[dict[str, Any]]:
+        """Up to `limit` items of a collection, following its cursor; [] when refused."""
+        answer = await self.listing(path, limit, **params)
+        items: list[dict[str, Any]] = answer.body["items"] if answer.ok else []
+        return items
 
     def can(self, scope: str, manager: bool = False) -> bool:
         """Whether the API would let this person do an operation needing `scope` (and, for

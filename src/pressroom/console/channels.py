@@ -18,6 +18,7 @@ from pressroom.console.acting import Removal
 from pressroom.console.acting import add_removal
 from pressroom.console.acting import first
 from pressroom.console.acting import form_fields
+from pressroom.console.acting import listed
 from pressroom.console.acting import query_text
 from pressroom.console.acting import refused
 from pressroom.console.rendering import render
@@ -38,9 +39,7 @@ def _connectable(request: Request) -> list[str]:
 async def _page(
     request: Request, person: Visitor, *, status: int = 200, **context: Any
 ) -> Response:
-    answer = await person.api.get("/channels", pageSize=1)
-    if not answer.ok:
-        return refused(request, person, answer)
+    shown = await listed(person, "/channels", limit=500)
     notice = NOTICES.get(query_text(request.query_params.get("done")), "")
     connected = request.query_params.getlist("channelId")
     if connected:
@@ -48,7 +47,7 @@ async def _page(
         notice = f"{count} channel{'s' if count > 1 else ''} connected."
     full = {
         "section": "channels",
-        "channels": await person.api.items("/channels", limit=500),
+        "channels": shown,
         "providers": _connectable(request),
         "notice": notice,
         "connected": connected,

@@ -15,8 +15,8 @@ from starlette.responses import Response
 from pressroom.console.acting import Person
 from pressroom.console.acting import Removal
 from pressroom.console.acting import add_removal
+from pressroom.console.acting import listed
 from pressroom.console.acting import query_text
-from pressroom.console.acting import refused
 from pressroom.console.media import stream_upload
 from pressroom.console.media import upload_refused
 from pressroom.console.rendering import TEMPLATES
@@ -31,12 +31,9 @@ NOTICES = {"deleted": "The asset was deleted."}
 @router.get("")
 async def library(request: Request, person: Person) -> Response:
     """Every asset with its preview, and an upload form for those who may upload."""
-    answer = await person.api.get("/media", pageSize=1)
-    if not answer.ok:
-        return refused(request, person, answer)
     context = {
         "section": "media",
-        "assets": await person.api.items("/media", limit=SHOWN),
+        "assets": await listed(person, "/media", limit=SHOWN),
         "notice": NOTICES.get(query_text(request.query_params.get("done")), ""),
     }
     return render(request, "media.html", context, person=person)

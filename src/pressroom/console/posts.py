@@ -86,17 +86,23 @@ async def posts_calendar(
     return response
 
 
+async def _list_filters(
+    status: Annotated[str | None, Query()] = None,
+    channel: Annotated[str | None, Query(alias="channelId")] = None,
+    tag: Annotated[str | None, Query()] = None,
+) -> dict[str, str | None]:
+    """The list's filters, by listPosts' names for them."""
+    return {"status": status, "channelId": channel, "tag": tag}
+
+
 @router.get("/list")
 async def posts_list(
     request: Request,
     person: Person,
-    status: Annotated[str | None, Query()] = None,
-    channel: Annotated[str | None, Query(alias="channelId")] = None,
-    tag: Annotated[str | None, Query()] = None,
+    filters: Annotated[dict[str, str | None], Depends(_list_filters)],
     cursor: Annotated[str | None, Query()] = None,
 ) -> Response:
     """Posts newest first, filtered as listPosts filters them."""
-    filters = {"status": status, "channelId": channel, "tag": tag}
     answer = await person.api.get("/posts", pageSize=25, cursor=cursor, **filters)
     context = {
         "section": "posts",

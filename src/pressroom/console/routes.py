@@ -16,6 +16,8 @@ from pressroom.console import media
 from pressroom.console import overview
 from pressroom.console import posts
 from pressroom.console import signing_in
+from pressroom.console.acting import Refused
+from pressroom.console.acting import refused
 from pressroom.console.operations import OPERATIONS_ROUTERS
 from pressroom.console.rendering import render
 from pressroom.console.sessions import CsrfRefused
@@ -49,6 +51,10 @@ def install_console(app: FastAPI) -> None:
         )
         return render(request, "error.html", {"error": message}, status=403)
 
+    async def api_refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Refused)
+        return refused(request, exc.person, exc.answer)
+
     async def gone(_request: Request, _exc: Exception) -> Response:
         # The browser left mid-request (a newer live count replaced this one): nobody to answer.
         return Response(status_code=400)
@@ -56,3 +62,4 @@ def install_console(app: FastAPI) -> None:
     app.add_exception_handler(ClientDisconnect, gone)
     app.add_exception_handler(SignInRequired, sign_in_first)
     app.add_exception_handler(CsrfRefused, csrf_refused)
+    app.add_exception_handler(Refused, api_refused)

@@ -21,6 +21,7 @@ from pressroom.console.acting import add_removal
 from pressroom.console.acting import done_or_refused
 from pressroom.console.acting import first
 from pressroom.console.acting import form_fields
+from pressroom.console.acting import listed
 from pressroom.console.acting import query_text
 from pressroom.console.acting import refused
 from pressroom.console.api import ConsoleApi
@@ -53,12 +54,9 @@ def _manages(api: ConsoleApi) -> bool:
 async def _list_page(
     request: Request, person: Visitor, *, status: int = 200, **context: Any
 ) -> Response:
-    answer = await person.api.get("/webhooks", pageSize=100)
-    if not answer.ok:
-        return refused(request, person, answer)
     full = {
         "section": "webhooks",
-        "endpoints": answer.body["items"],
+        "endpoints": await listed(person, "/webhooks", limit=100),
         "events": EVENTS,
         "manages": _manages(person.api),
         "notice": NOTICES.get(query_text(request.query_params.get("done")), ""),

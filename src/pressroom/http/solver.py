@@ -154,6 +154,10 @@ async def _solve(
     return values
 
 
+# What `serialize_response` takes from the route's `response_model_<name>`.
+_OPTIONS = ("include", "exclude", "by_alias", "exclude_unset", "exclude_defaults", "exclude_none")
+
+
 class PlannedRead:
     """A GET operation's handler, with its dependencies solved by the plan."""
 
@@ -170,6 +174,9 @@ class PlannedRead:
             else response_class
         )
         self._dump_json = default_class and route.response_field is not None
+        self._options: dict[str, Any] = {
+            name: getattr(route, f"response_model_{name}") for name in _OPTIONS
+        }
         self._extra: dict[str, Any] = {}
         if route.status_code is not None:
             self._extra["status_code"] = route.status_code
@@ -187,18 +194,12 @@ class PlannedRead:
         answer = await self._plan.call(**values)
         if isinstance(answer, Response):
             return answer
-        route = self._route
         content = await serialize_response(
-            field=route.response_field,
+            field=self._route.response_field,
             response_content=answer,
-            include=route.response_model_include,
-            exclude=route.response_model_exclude,
-            by_alias=route.response_model_by_alias,
-            exclude_unset=route.response_model_exclude_unset,
-            exclude_defaults=route.response_model_exclude_defaults,
-            exclude_none=route.response_model_exclude_none,
             is_coroutine=True,
             dump_json=self._dump_json,
+            **self._options,
         )
         if self._dump_json:
             response = Response(content=content, media_type="application/json", **self._extra)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
 from typing import Any
 from typing import Literal
 
@@ -10,6 +11,12 @@ from pydantic import Field
 
 from pressroom.kit.schema import APIModel
 from pressroom.kit.schema import UTCDatetime
+
+# Either side of a picture or video frame.
+Pixels = Annotated[
+    int | None,
+    Field(description="Pixels (of the first frame for animations); null for documents."),
+]
 
 
 class Media(APIModel):
@@ -36,12 +43,8 @@ class Media(APIModel):
         description="Lowercase hex SHA-256 of the bytes; also the `ETag` of getMediaContent.",
         pattern="^[0-9a-f]{64}$",
     )
-    width: int | None = Field(
-        description="Pixels (of the first frame for animations); null for documents."
-    )
-    height: int | None = Field(
-        description="Pixels (of the first frame for animations); null for documents."
-    )
+    width: Pixels
+    height: Pixels
     duration_seconds: float | None = Field(
         description="Video duration, or the total frame time of an animated image; null for "
         "still images."

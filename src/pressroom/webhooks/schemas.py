@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Annotated
 from typing import Any
 from typing import Literal
 from typing import get_args
@@ -164,6 +165,10 @@ class DeliveryAttempt(APIModel):
     error: AttemptError | None
 
 
+# A delivery's copy of a figure of its latest attempt.
+OfLatestAttempt = Annotated[int | None, Field(description="Of the latest attempt.")]
+
+
 class WebhookDelivery(APIModel):
     id: uuid.UUID
     endpoint_id: uuid.UUID
@@ -175,8 +180,8 @@ class WebhookDelivery(APIModel):
         "`exhausted` (a non-retryable answer, or every attempt failed), `expired` (past "
         "`expiresAt`: never sent again, purged later)."
     )
-    response_status: int | None = Field(description="Of the latest attempt.")
-    latency_ms: int | None = Field(description="Of the latest attempt.")
+    response_status: OfLatestAttempt
+    latency_ms: OfLatestAttempt
     attempt_count: int
     next_attempt_at: UTCDatetime | None = Field(
         description="When the next attempt is due, while `pending`; otherwise null."
