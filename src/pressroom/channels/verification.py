@@ -43,6 +43,33 @@ PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {
     "x": ("--access-token", "--refresh-token"),
 }
 CONNECTOR_OPTIONS = ("--access-token",)
+# What the providers connected with credentials need, in the order it is checked: each option
+# (a `ProviderOptions` field) and what to say when it is missing (or empty).
+NEEDED_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "bluesky": (
+        ("handle", "bluesky needs --handle (the account's handle, DID or email)"),
+        (
+            "app_password",
+            "bluesky needs an app password: --app-password-env VAR (or --app-password); create "
+            "one in Bluesky's Settings > Privacy and security > App passwords",
+        ),
+    ),
+    "mastodon": (
+        ("instance", "mastodon needs --instance (e.g. https://mastodon.social)"),
+        (
+            "access_token",
+            "mastodon needs an access token: --access-token-env VAR (or --access-token); create "
+            "one in the account's Preferences > Development, with the scopes read and write",
+        ),
+    ),
+    "x": (
+        (
+            "access_token",
+            "x needs an OAuth 2.0 user access token: --access-token-env VAR (or --access-token), "
+            "and --refresh-token-env VAR (or --refresh-token) so it can be renewed",
+        ),
+    ),
+}
 
 
 def accepted_options(provider: str) -> tuple[str, ...]:
@@ -98,10 +125,7 @@ async def _from_token(
     http: httpx.AsyncClient,
 ) -> list[ConnectedAccount]:
     provider = connector.provider
-    token = _required(
-        options.access_token,
-        f"{provider} needs a long-lived access token: --access-token-env VAR (or --access-token)",
-    )
+    (token,) = _required(options, provider)
     accounts = await connector.from_token(oauth_app(settings, provider), token, http)
     if not accounts:
         raise VerificationFailed(
@@ -111,14 +135,7 @@ async def _from_token(
 
 
 async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> ConnectedAccount:
-    identifier = _required(
-        options.handle, "bluesky needs --handle (the account's handle, DID or email)"
-    )
-    app_password = _required(
-        options.app_password,
-        "bluesky needs an app password: --app-password-env VAR (or --app-password); create "
-        "one in Bluesky's Settings > Privacy and security > App passwords",
-    )
+    identifier, app_password = _required(options, "bluesky")
     credentials = await bluesky.create_session_credentials(
         identifier, app_password, options.service or bluesky.DEFAULT_SERVICE, http=http
     )
@@ -127,14 +144,7 @@ async def _bluesky(options: ProviderOptions, http: httpx.AsyncClient) -> Connect
 
 
 async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> ConnectedAccount:
-    instance = _required(
-        options.instance, "mastodon needs --instance (e.g. https://mastodon.social)"
-    )
-    token = _required(
-        options.access_token,
-        "mastodon needs an access token: --access-token-env VAR (or --access-token); create "
-        "one in the account's Preferences > Development, with the scopes read and write",
-    )
+    instance, token = _required(options, "mastodon")
     base_url = check_instance_url(instance)
     credentials, handle = await mastodon.verify_credentials(base_url, token, http=http)
     return ConnectedAccount(credentials, handle)
@@ -143,21 +153,29 @@ async def _mastodon(options: ProviderOptions, http: httpx.AsyncClient) -> Connec
 async def _x(
     options: ProviderOptions, settings: Settings, http: httpx.AsyncClient
 ) -> ConnectedAccount:
-    token = _required(
-        options.access_token,
-        "x needs an OAuth 2.0 user access token: --access-token-env VAR (or --access-token), "
-        "and --refresh-token-env VAR (or --refresh-token) so it can be renewed",
-    )
+    (token,) = _required(options, "x")
     credentials = x.credentials_from_cli_options(token, options.refresh_token)
     verified, handle = await x.verify_credentials(credentials, app=x_app(settings), http=http)
     return ConnectedAccount(verified, handle)
 
 
-def _required(value: str | None, missing: str) -> str:
-    """The option's value; ValueError(`missing`) when it was not given (or is empty)."""
-    if not value:
-        raise ValueError(missing)
-    return value
+def _required(options: ProviderOptions, provider: str) -> list[str]:
+    """The values of the options `provider` needs (`NEEDED_OPTIONS`; a connector's, an access
+    token), in order; ValueError saying what is missing for the first one not given."""
+    needed = NEEDED_OPTIONS.get(provider) or (
+        (
+            "access_token",
+            f"{provider} needs a long-lived access token: --access-token-env VAR (or "
+            "--access-token)",
+        ),
+    )
+    values: list[str] = []
+    for name, missing in needed:
+        value = getattr(options, name)
+        if not value:
+            raise ValueError(missing)
+        values.append(value)
+    return values
 
 
 def _explain(provider: str, error: ProviderError) -> str:

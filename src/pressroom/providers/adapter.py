@@ -4,6 +4,8 @@ channel health check need from a social network, and how its failures are descri
 from __future__ import annotations
 
 import uuid
+from abc import ABC
+from abc import abstractmethod
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 from typing import Protocol
 from typing import runtime_checkable
@@ -186,6 +189,23 @@ class ProviderAdapter(Protocol):
         ...
 
     async def check_health(self, channel: ChannelContext) -> HealthResult: ...
+
+
+class SessionMetrics(ABC):
+    """`fetch_metrics` for an adapter whose network's metrics of a post are read through a
+    session of the post's channel (`_session`) by its `read_metrics`."""
+
+    # The network's reading of a post's metrics, given a session of its channel and its id.
+    read_metrics: ClassVar[staticmethod[[Any, str], Awaitable[dict[str, int]]]]
+
+    @abstractmethod
+    def _session(self, channel: ChannelContext) -> Any:
+        """A session of `channel`'s account."""
+
+    async def fetch_metrics(
+        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
+    ) -> dict[str, int]:
+        return await self.read_metrics(self._session(channel), provider_post_id)
 
 
 # What a revocation came to. `revoked`: the provider invalidated the tokens (or said they were

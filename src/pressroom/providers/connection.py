@@ -24,6 +24,7 @@ import httpx
 
 from pressroom.config import Settings
 from pressroom.providers.adapter import ProviderError
+from pressroom.providers.token_endpoint import TokenEndpoint
 
 # Providers whose deployment app comes from PRESSROOM_{PROVIDER}_CLIENT_ID and _CLIENT_SECRET.
 APP_PROVIDERS = (
@@ -138,6 +139,27 @@ class CodeFlowConnector:
             **dict(self.authorize_extra),
         }
         return AuthorizationStart(f"{self.authorization_endpoint(app)}?{urlencode(query)}")
+
+
+class TokenGrantConnector(CodeFlowConnector):
+    """A `CodeFlowConnector` whose network's `token_endpoint` trades the callback's code for
+    credentials, a grant connecting the one account `account_of` reads with them."""
+
+    token_endpoint: ClassVar[TokenEndpoint]
+
+    async def exchange(
+        self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
+    ) -> list[ConnectedAccount]:
+        credentials = await self.token_endpoint.code_grant(
+            http, app, code, app.redirect_uri, self._clock
+        )
+        return [await self.account_of(http, app, credentials)]
+
+    async def account_of(
+        self, http: httpx.AsyncClient, app: OAuthApp | None, credentials: dict[str, Any]
+    ) -> ConnectedAccount:
+        """The account `credentials` act for, verified with the network."""
+        raise NotImplementedError
 
 
 def operator_token(token: str, needed: str) -> str:

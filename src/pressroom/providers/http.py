@@ -28,6 +28,7 @@ from dataclasses import field
 from datetime import UTC
 from datetime import datetime
 from typing import Any
+from typing import TypedDict
 
 import httpx
 
@@ -57,6 +58,14 @@ MediaLookup = Callable[[uuid.UUID], Awaitable[MediaItem | None]]
 PublicMediaUrl = Callable[[MediaItem], Awaitable[str]]
 # Waiting between polls of a provider's media processing. Injected so tests never sleep.
 Sleep = Callable[[float], Awaitable[None]]
+
+
+class FormFields(TypedDict, total=False):
+    """What a request to an API of query and form fields sends besides its method and URL:
+    `params` (the query) and `data` (the form)."""
+
+    params: Mapping[str, str] | None
+    data: Mapping[str, str] | None
 
 
 @dataclass(frozen=True)

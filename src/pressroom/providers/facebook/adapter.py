@@ -40,6 +40,7 @@ from pressroom.providers.adapter import MediaItem
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import SessionMetrics
 from pressroom.providers.facebook import posts
 from pressroom.providers.facebook import videos
 from pressroom.providers.facebook.comments import post_first_comment
@@ -73,10 +74,11 @@ class Published:
     recovered: bool = False
 
 
-class FacebookAdapter:
+class FacebookAdapter(SessionMetrics):
     """Publishes as the Facebook Page whose Page access token the channel holds."""
 
     provider = "facebook"
+    read_metrics = staticmethod(post_metrics)
 
     def __init__(
         self,
@@ -101,14 +103,14 @@ class FacebookAdapter:
         self._clock = clock
         self._polling = Polling(sleep, poll_interval, poll_budget)
 
-    def _api(self, channel: ChannelContext) -> PageApi:
+    def _session(self, channel: ChannelContext) -> PageApi:
         return PageApi(self._graph, channel)
 
     def _budget(self) -> PollBudget:
         return PollBudget(self._polling)
 
     async def publish(self, request: PublishRequest) -> PublishResult:
-        api = self._api(request.channel)
+        api = self._session(request.channel)
         comment = first_comment(request.options)
         if request.content_kind == "story":
             published = await self._story(api, request)
@@ -206,19 +208,14 @@ class FacebookAdapter:
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         """`DELETE /{id}` (posts, photos, videos, Reels); one already gone counts as deleted."""
         try:
-            await self._api(channel).delete(provider_post_id, "deleting the post")
+            await self._session(channel).delete(provider_post_id, "deleting the post")
         except ProviderError as error:
             if error.code != "not_found":
                 raise
 
-    async def fetch_metrics(
-        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
-    ) -> dict[str, int]:
-        return await post_metrics(self._api(channel), provider_post_id)
-
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:
-            api = self._api(channel)
+            api = self._session(channel)
             expiring = self._expiry_warning(api)
             if expiring is not None:
                 return HealthResult("reconnect_required", expiring)

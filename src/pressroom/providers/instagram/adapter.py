@@ -23,7 +23,6 @@ earlier attempt may have made and returns it.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Unpack
 
 from pressroom.kit.clock import utc_minute
@@ -32,6 +31,7 @@ from pressroom.providers.adapter import HealthResult
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import SessionMetrics
 from pressroom.providers.http import PublicMediaUrl
 from pressroom.providers.instagram.containers import DEFAULT_POLL_INTERVAL
 from pressroom.providers.instagram.containers import DEFAULT_PROCESSING_TIMEOUT
@@ -55,11 +55,12 @@ _KINDS = frozenset({"post", "carousel", "reel", "story"})
 logger = logging.getLogger(__name__)
 
 
-class InstagramAdapter(ContainerAdapter):
+class InstagramAdapter(ContainerAdapter, SessionMetrics):
     """Publishes as the professional account whose long-lived Instagram User token the channel
     holds."""
 
     provider = "instagram"
+    read_metrics = staticmethod(media_metrics)
     POLL_INTERVAL = DEFAULT_POLL_INTERVAL
     PROCESSING_TIMEOUT = DEFAULT_PROCESSING_TIMEOUT
 
@@ -153,11 +154,6 @@ class InstagramAdapter(ContainerAdapter):
             "The Instagram API does not delete published media; delete the post in the "
             "Instagram app.",
         )
-
-    async def fetch_metrics(
-        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
-    ) -> dict[str, int]:
-        return await media_metrics(self._session(channel), provider_post_id)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:

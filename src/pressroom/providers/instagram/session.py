@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
+from typing import Unpack
 
 import httpx
 
@@ -26,6 +27,7 @@ from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import FormFields
 from pressroom.providers.http import provider_request
 from pressroom.providers.http import response_json
 from pressroom.providers.instagram.errors import PROVIDER
@@ -102,13 +104,7 @@ class InstagramSession:
         raise classify(response, action, (self.token,))
 
     async def send(
-        self,
-        method: str,
-        path: str,
-        action: str,
-        *,
-        params: Mapping[str, str] | None = None,
-        data: Mapping[str, str] | None = None,
+        self, method: str, path: str, action: str, **fields: Unpack[FormFields]
     ) -> httpx.Response:
         await self.keep_fresh()
         return await provider_request(
@@ -118,8 +114,7 @@ class InstagramSession:
             provider=PROVIDER,
             action=action,
             bearer=self.token,
-            params=params,
-            data=data,
+            **fields,
         )
 
     async def keep_fresh(self) -> None:

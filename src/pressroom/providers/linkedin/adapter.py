@@ -34,6 +34,7 @@ from pressroom.providers.adapter import HealthResult
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import SessionMetrics
 from pressroom.providers.connection import OAuthApp
 from pressroom.providers.credentials import PROCESS_CREDENTIALS
 from pressroom.providers.credentials import CredentialsChanged
@@ -60,8 +61,9 @@ logger = logging.getLogger(__name__)
 EXPIRY_WARNING_SECONDS = 7 * 86400
 
 
-class LinkedInAdapter(HttpAdapter):
+class LinkedInAdapter(HttpAdapter, SessionMetrics):
     provider = "linkedin"
+    read_metrics = staticmethod(post_metrics)
 
     def __init__(
         self,
@@ -160,11 +162,6 @@ class LinkedInAdapter(HttpAdapter):
         await self._session(channel).delete(
             f"/rest/posts/{encoded(provider_post_id)}", "deleting the post"
         )
-
-    async def fetch_metrics(
-        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
-    ) -> dict[str, int]:
-        return await post_metrics(self._session(channel), provider_post_id)
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,7 +82,7 @@ from pressroom.providers.session import BearerSession
 PROVIDER = "Mastodon"
 STATUSES = "/api/v1/statuses"
 # Pauses between polls of a processing attachment: short at first (most finish in seconds),
-# then every 5 s until `media_poll_timeout` seconds have been waited in total.
+# then every 5 s until `media_poll_timeout` seconds have been waited in total (`MediaWait`).
 POLL_DELAYS = (1.0, 2.0, 3.0)
 POLL_MAX_DELAY = 5.0
 DEFAULT_MEDIA_POLL_TIMEOUT = 300.0
@@ -188,6 +189,26 @@ class _Api(BearerSession):
         return status_failure(response, PROVIDER, action, detail)
 
 
+@dataclass(frozen=True)
+class MediaWait:
+    """How a publish waits for the instance to process an attachment: `sleep` the pauses
+    between polls (`POLL_DELAYS`, then `POLL_MAX_DELAY`), `timeout` seconds in all."""
+
+    sleep: Sleep
+    timeout: float
+
+    def pauses(self) -> Iterator[float]:
+        """The pauses before each poll, as many as fit in the timeout."""
+        waited, attempt = 0.0, 0
+        while True:
+            delay = POLL_DELAYS[attempt] if attempt < len(POLL_DELAYS) else POLL_MAX_DELAY
+            if waited + delay > self.timeout:
+                return
+            yield delay
+            waited += delay
+            attempt += 1
+
+
 class MastodonAdapter(HttpAdapter):
     """Publishes to the instance and account named by the channel's credentials."""
 
@@ -204,9 +225,8 @@ class MastodonAdapter(HttpAdapter):
     ) -> None:
         super().__init__(http)
         self._read_media = read_media
-        self._sleep = sleep
         self._clock = clock
-        self._media_poll_timeout = media_poll_timeout
+        self._media_wait = MediaWait(sleep, media_poll_timeout)
 
     def _api(self, channel: ChannelContext) -> _Api:
         return _Api(self._http, channel.credentials)
@@ -321,18 +341,9 @@ class MastodonAdapter(HttpAdapter):
     async def _wait_processed(self, api: _Api, media_id: str, label: str) -> None:
         action = f"checking the processing of {label}"
         waited = 0.0
-        attempt = 0
-        while True:
-            delay = POLL_DELAYS[attempt] if attempt < len(POLL_DELAYS) else POLL_MAX_DELAY
-            if waited + delay > self._media_poll_timeout:
-                raise ProviderError(
-                    "provider_unavailable",
-                    f"Mastodon was still processing {label} after "
-                    f"{math.ceil(waited)} s; the publish will be retried.",
-                )
-            await self._sleep(delay)
+        for delay in self._media_wait.pauses():
+            await self._media_wait.sleep(delay)
             waited += delay
-            attempt += 1
             response = await api.request("GET", f"/api/v1/media/{media_id}", action)
             if response.status_code == 206:
                 continue
@@ -344,6 +355,11 @@ class MastodonAdapter(HttpAdapter):
                 raise api.classify(response, action)
             if response_json(response).get("url"):
                 return
+        raise ProviderError(
+            "provider_unavailable",
+            f"Mastodon was still processing {label} after "
+            f"{math.ceil(waited)} s; the publish will be retried.",
+        )
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         await self._api(channel).delete(f"{STATUSES}/{provider_post_id}", "deleting the status")

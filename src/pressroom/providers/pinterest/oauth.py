@@ -28,32 +28,32 @@ from typing import Any
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import CodeFlowConnector
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import TokenGrantConnector
 from pressroom.providers.http import provider_request
 from pressroom.providers.http import response_json
 from pressroom.providers.pinterest.api import API
 from pressroom.providers.pinterest.errors import PROVIDER
 from pressroom.providers.pinterest.errors import classify
-from pressroom.providers.pinterest.tokens import exchange_code
+from pressroom.providers.pinterest.tokens import TOKEN_ENDPOINT
 
 AUTHORIZE_URL = "https://www.pinterest.com/oauth/"
 SCOPES = ("pins:read", "pins:write", "boards:read", "user_accounts:read")
 
 
-class PinterestConnector(CodeFlowConnector):
+class PinterestConnector(TokenGrantConnector):
     """The `OAuthConnector` of Pinterest (registry.CONNECTORS)."""
 
     provider = "pinterest"
     authorize_url = AUTHORIZE_URL
     scopes = SCOPES
+    token_endpoint = TOKEN_ENDPOINT
 
-    async def exchange(
-        self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
-    ) -> list[ConnectedAccount]:
-        credentials = await exchange_code(http, app, code, clock=self._clock)
-        return [await connected_account(http, credentials)]
+    async def account_of(
+        self, http: httpx.AsyncClient, app: OAuthApp | None, credentials: dict[str, Any]
+    ) -> ConnectedAccount:
+        return await connected_account(http, credentials)
 
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient

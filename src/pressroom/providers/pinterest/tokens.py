@@ -48,13 +48,6 @@ TOKEN_ENDPOINT = TokenEndpoint(
 )
 
 
-async def exchange_code(
-    http: httpx.AsyncClient, app: OAuthApp, code: str, *, clock: Callable[[], float] = time.time
-) -> dict[str, Any]:
-    """The callback's code traded for the channel's token credentials."""
-    return await TOKEN_ENDPOINT.code_grant(http, app, code, app.redirect_uri, clock)
-
-
 async def refresh_tokens(
     http: httpx.AsyncClient,
     app: OAuthApp,

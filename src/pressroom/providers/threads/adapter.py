@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 from typing import Unpack
 
@@ -31,6 +30,7 @@ from pressroom.providers.adapter import HealthResult
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
+from pressroom.providers.adapter import SessionMetrics
 from pressroom.providers.http import PublicMediaUrl
 from pressroom.providers.session import ContainerAdapter
 from pressroom.providers.session import ContainerOptions
@@ -49,10 +49,33 @@ EXPIRY_WARNING = 7 * DAY
 INSIGHTS = "views,likes,replies,reposts,quotes,shares"
 
 
-class ThreadsAdapter(ContainerAdapter):
+async def post_insights(session: ThreadsSession, post_id: str) -> dict[str, int]:
+    """The canonical metrics of a post from its lifetime insights."""
+    body = await session.call(
+        "GET", f"/{post_id}/insights", "reading the post's insights", params={"metric": INSIGHTS}
+    )
+    data = body.get("data")
+    values = {
+        entry["name"]: _value(entry)
+        for entry in (data if isinstance(data, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str)
+    }
+    if not values:
+        raise ProviderError("not_found", f"Threads gave no insights for post {post_id}.")
+    count = values.get
+    return {
+        "views": count("views", 0),
+        "likes": count("likes", 0),
+        "comments": count("replies", 0),
+        "shares": count("reposts", 0) + count("quotes", 0) + count("shares", 0),
+    }
+
+
+class ThreadsAdapter(ContainerAdapter, SessionMetrics):
     """Publishes as the Threads account whose long-lived token the channel holds."""
 
     provider = "threads"
+    read_metrics = staticmethod(post_insights)
     POLL_INTERVAL = DEFAULT_POLL_INTERVAL
     PROCESSING_TIMEOUT = DEFAULT_PROCESSING_TIMEOUT
 
@@ -101,33 +124,6 @@ class ThreadsAdapter(ContainerAdapter):
         error = session.classify(response, action)
         if error.code != "not_found":
             raise error
-
-    async def fetch_metrics(
-        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
-    ) -> dict[str, int]:
-        body = await self._session(channel).call(
-            "GET",
-            f"/{provider_post_id}/insights",
-            "reading the post's insights",
-            params={"metric": INSIGHTS},
-        )
-        data = body.get("data")
-        values = {
-            entry["name"]: _value(entry)
-            for entry in (data if isinstance(data, list) else [])
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str)
-        }
-        if not values:
-            raise ProviderError(
-                "not_found", f"Threads gave no insights for post {provider_post_id}."
-            )
-        count = values.get
-        return {
-            "views": count("views", 0),
-            "likes": count("likes", 0),
-            "comments": count("replies", 0),
-            "shares": count("reposts", 0) + count("quotes", 0) + count("shares", 0),
-        }
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         try:

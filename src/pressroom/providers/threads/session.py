@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import Any
+from typing import Unpack
 
 import httpx
 
@@ -21,6 +22,7 @@ from pressroom.kit.clock import utc_minute
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.adapter import ProviderError
 from pressroom.providers.credentials import CredentialStore
+from pressroom.providers.http import FormFields
 from pressroom.providers.http import provider_request
 from pressroom.providers.threads.api import API
 from pressroom.providers.threads.api import answer_json
@@ -114,18 +116,13 @@ class ThreadsSession:
             await self._store.replace(self._channel, used, updated)
 
     async def request(
-        self,
-        method: str,
-        path: str,
-        action: str,
-        *,
-        params: dict[str, str] | None = None,
-        data: dict[str, str] | None = None,
+        self, method: str, path: str, action: str, **fields: Unpack[FormFields]
     ) -> httpx.Response:
         """The answer to `method /v1.0{path}`, whatever its status."""
         if not self._fresh:
             await self.ensure_fresh()
         token = {"access_token": self.credentials["accessToken"]}
+        params, data = fields.get("params"), fields.get("data")
         if method == "POST":
             data = {**(data or {}), **token}
         else:
@@ -141,7 +138,7 @@ class ThreadsSession:
         )
 
     async def call(
-        self, method: str, path: str, action: str, **fields: dict[str, str] | None
+        self, method: str, path: str, action: str, **fields: Unpack[FormFields]
     ) -> dict[str, Any]:
         """The JSON object of a successful `request`; a classified ProviderError otherwise."""
         response = await self.request(method, path, action, **fields)

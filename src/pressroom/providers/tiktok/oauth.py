@@ -21,16 +21,15 @@ ends with the person finishing the post in the TikTok app) and `video.list` (met
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ChannelContext
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import CodeFlowConnector
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import TokenGrantConnector
 from pressroom.providers.connection import operator_token
 from pressroom.providers.credentials import CredentialCache
 from pressroom.providers.credentials import CredentialStore
@@ -45,21 +44,14 @@ USER_FIELDS = "open_id,union_id,avatar_url,display_name"
 REFRESH_TOKEN_PREFIX = "rft."
 
 
-class TikTokConnector(CodeFlowConnector):
+class TikTokConnector(TokenGrantConnector):
     """The `OAuthConnector` of TikTok (registry.CONNECTORS)."""
 
     provider = "tiktok"
     authorize_url = AUTHORIZE_URL
     scopes = SCOPES
     client_field = "client_key"
-
-    async def exchange(
-        self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
-    ) -> list[ConnectedAccount]:
-        credentials = await TOKEN_ENDPOINT.code_grant(
-            http, app, code, app.redirect_uri, self._clock
-        )
-        return [await self._account(http, app, credentials)]
+    token_endpoint = TOKEN_ENDPOINT
 
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient
@@ -75,9 +67,9 @@ class TikTokConnector(CodeFlowConnector):
             credentials = await refresh_tokens(http, app, token, self._clock)
         else:
             credentials = {"accessToken": token}
-        return [await self._account(http, app, credentials)]
+        return [await self.account_of(http, app, credentials)]
 
-    async def _account(
+    async def account_of(
         self, http: httpx.AsyncClient, app: OAuthApp | None, credentials: dict[str, Any]
     ) -> ConnectedAccount:
         scope = credentials.get("scope")

@@ -38,7 +38,6 @@ import html
 import re
 import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 from typing import Unpack
 
@@ -50,6 +49,7 @@ from pressroom.providers.adapter import ProviderError
 from pressroom.providers.adapter import PublishRequest
 from pressroom.providers.adapter import PublishResult
 from pressroom.providers.adapter import Revocation
+from pressroom.providers.adapter import SessionMetrics
 from pressroom.providers.adapter import probed_health
 from pressroom.providers.adapter import shown_metrics
 from pressroom.providers.credentials import CredentialCache
@@ -143,10 +143,25 @@ METRICS = {
 }
 
 
-class XAdapter(OAuthAdapter[XApp, XSession]):
+async def public_metrics(session: XSession, post_id: str) -> dict[str, int]:
+    """The canonical metrics of a post from its public metrics."""
+    body = await session.call(
+        "GET",
+        f"/2/tweets/{post_id}",
+        "reading the post's public metrics",
+        params={"tweet.fields": "public_metrics"},
+    )
+    # A deleted or hidden post answers 200 with only `errors` (resource-not-found).
+    data = body.get("data")
+    metrics = data.get("public_metrics") if isinstance(data, dict) else None
+    return shown_metrics(metrics, METRICS, "X", f"post {post_id}")
+
+
+class XAdapter(OAuthAdapter[XApp, XSession], SessionMetrics):
     """Publishes as the account that authorised the channel's OAuth 2.0 user token."""
 
     provider = "x"
+    read_metrics = staticmethod(public_metrics)
 
     def __init__(
         self,
@@ -298,20 +313,6 @@ class XAdapter(OAuthAdapter[XApp, XSession]):
 
     async def delete(self, channel: ChannelContext, provider_post_id: str) -> None:
         await self._session(channel).delete(f"/2/tweets/{provider_post_id}", "deleting the post")
-
-    async def fetch_metrics(
-        self, channel: ChannelContext, provider_post_id: str, published_at: datetime
-    ) -> dict[str, int]:
-        body = await self._session(channel).call(
-            "GET",
-            f"/2/tweets/{provider_post_id}",
-            "reading the post's public metrics",
-            params={"tweet.fields": "public_metrics"},
-        )
-        # A deleted or hidden post answers 200 with only `errors` (resource-not-found).
-        data = body.get("data")
-        metrics = data.get("public_metrics") if isinstance(data, dict) else None
-        return shown_metrics(metrics, METRICS, "X", f"post {provider_post_id}")
 
     async def check_health(self, channel: ChannelContext) -> HealthResult:
         return await probed_health(

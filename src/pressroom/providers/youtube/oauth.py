@@ -30,15 +30,14 @@ Credentials dict: `{"accessToken", "refreshToken", "expiresAt" (Unix seconds), "
 from __future__ import annotations
 
 from collections.abc import Callable
-from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from pressroom.providers.adapter import ProviderError
-from pressroom.providers.connection import CodeFlowConnector
 from pressroom.providers.connection import ConnectedAccount
 from pressroom.providers.connection import OAuthApp
+from pressroom.providers.connection import TokenGrantConnector
 from pressroom.providers.http import provider_request
 from pressroom.providers.http import response_json
 from pressroom.providers.http import status_failure
@@ -124,7 +123,7 @@ async def read_channel(http: httpx.AsyncClient, access_token: str) -> dict[str, 
     }
 
 
-class YouTubeConnector(CodeFlowConnector):
+class YouTubeConnector(TokenGrantConnector):
     """The `OAuthConnector` of YouTube channels (registry.CONNECTORS)."""
 
     provider = "youtube"
@@ -132,14 +131,12 @@ class YouTubeConnector(CodeFlowConnector):
     scopes = SCOPES
     scope_separator = " "
     authorize_extra = (("access_type", "offline"), ("prompt", "consent"))
+    token_endpoint = TOKEN_ENDPOINT
 
-    async def exchange(
-        self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient
-    ) -> list[ConnectedAccount]:
-        credentials = await TOKEN_ENDPOINT.code_grant(
-            http, app, code, app.redirect_uri, self._clock
-        )
-        return [await _account(http, TokenSet.from_credentials(credentials))]
+    async def account_of(
+        self, http: httpx.AsyncClient, app: OAuthApp | None, credentials: dict[str, Any]
+    ) -> ConnectedAccount:
+        return await _account(http, TokenSet.from_credentials(credentials))
 
     async def from_token(
         self, app: OAuthApp | None, token: str, http: httpx.AsyncClient
