@@ -118,8 +118,9 @@ def load_average() -> float:
     return os.getloadavg()[0]
 
 
-def pin(cpu: int) -> list[str]:
-    """Run on one CPU (server on 0, load generator on 1), so the two never share a core."""
+def pin(cpu: int | str) -> list[str]:
+    """Run on one CPU (server on 0, load generator on 1), so the two never share a core; or on
+    a list of them (`"0,1"`)."""
     if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
         return ["taskset", "-c", str(cpu)]
     return []
@@ -140,11 +141,12 @@ UVICORN_SETTINGS = [
 
 @contextmanager
 def server(
-    target: list[str], port: int, env: dict[str, str], ready_path: str
+    target: list[str], port: int, env: dict[str, str], ready_path: str, cpus: str = "0"
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Run uvicorn with the shared settings and wait until `ready_path` answers."""
+    """Run uvicorn with the shared settings, on CPU 0 unless `cpus` says otherwise, and wait
+    until `ready_path` answers."""
     command = [
-        *pin(0),
+        *pin(cpus),
         sys.executable,
         "-m",
         "uvicorn",

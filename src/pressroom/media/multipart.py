@@ -1,11 +1,11 @@
 """Stream a multipart/form-data upload to staging files, enforcing types and sizes on the way.
 
 The body is fed to python-multipart's push parser in batches of received pieces, on a worker
-thread, while the event loop receives the next batch; each file part goes straight to its own
-staging file while its SHA-256 and size are computed, so memory stays flat (a batch or two) whatever
-the file size. The type is sniffed from the first bytes and the size limits are checked as bytes
-arrive: an oversized upload is refused within one received piece of its limit, without reading the
-rest of the body.
+thread, so that hashing and disk writes never hold up the event loop; each file part goes
+straight to its own staging file while its SHA-256 and size are computed, so memory stays flat
+(one batch) whatever the file size. The type is sniffed from the first bytes and the size limits
+are checked as bytes arrive: an oversized upload is refused within one received piece of its
+limit, without reading the rest of the body.
 
 With `write_back` (local storage, where a staged file is made durable in place), the disk is asked
 to start writing each staging file every few MiB while it arrives, so the fsync before the asset is
@@ -131,24 +131,20 @@ async def read_upload(
         async for chunk in stream:
             if not chunk:
                 continue
-            feeder.raise_if_failed()
             if received + len(chunk) > limits.request_bytes:
                 # Parse up to the limit first, so the error names the file it falls in.
                 allowed = limits.request_bytes - received
                 if allowed:
                     batch.append(chunk[:allowed])
-                await feeder.submit(batch)
-                await feeder.finish()
+                await feeder.parse(batch)
                 raise receiver.request_too_large()
             received += len(chunk)
             batch.append(chunk)
             batched += len(chunk)
-            # The receiver's counts lag behind by the batch in flight: count it as spent.
-            if batched >= min(_BATCH_BYTES, receiver.headroom() - feeder.in_flight):
-                await feeder.submit(batch)
+            if batched >= min(_BATCH_BYTES, receiver.headroom()):
+                await feeder.parse(batch)
                 batch, batched = [], 0
-        await feeder.submit(batch)
-        await feeder.finish()
+        await feeder.parse(batch)
         if feeder.parser.state != MultipartState.END:
             raise _malformed("the multipart body ended before its closing boundary")
         if not receiver.staged:
@@ -156,7 +152,7 @@ async def read_upload(
         return list(receiver.staged)
     except BaseException as exc:
         # Includes cancellation (client gone): nothing of this request may stay behind. The
-        # batch in flight is waited for first (blocking: a cancelled task cannot be relied on
+        # batch being parsed is waited for first (blocking: a cancelled task cannot be relied on
         # to await), or it could stage a file after the clean-up.
         if feeder is not None:
             feeder.abandon()
@@ -173,37 +169,27 @@ _PARSERS = concurrent.futures.ThreadPoolExecutor(
 
 
 class _Feeder:
-    """Hands batches to the parser on a worker thread while the event loop receives the next
-    one, so receiving and parsing overlap; batches stay in order (one in flight at a time)."""
+    """Parses each batch on a worker thread and waits for it before the next one is received.
+
+    The event loop serves other requests while it waits, and the kernel goes on receiving into
+    the socket's buffer. Receiving the next batch while the previous one was parsed cost more
+    CPU than it saved: the two threads took turns at the GIL and, where the process has one core,
+    at the core (bench/README.md, media)."""
 
     def __init__(self, parser: MultipartParser) -> None:
         self.parser = parser
         self.running: concurrent.futures.Future[None] | None = None
-        self.in_flight = 0  # bytes of the batch being parsed
 
-    async def submit(self, batch: list[bytes]) -> None:
-        await self.finish()
-        if batch:
-            self.running = _PARSERS.submit(_write_all, self.parser, batch)
-            self.in_flight = sum(len(piece) for piece in batch)
-
-    async def finish(self) -> None:
-        """Wait for the batch in flight; its error (a refused file) is raised here."""
-        if self.running is not None:
-            await asyncio.wrap_future(self.running)
-            self.running = None
-            self.in_flight = 0
-
-    def raise_if_failed(self) -> None:
-        """Raise a finished batch's error at once, without waiting for the next batch."""
-        running = self.running
-        if running is not None and running.done():
-            self.running = None
-            self.in_flight = 0
-            running.result()
+    async def parse(self, batch: list[bytes]) -> None:
+        """Parse `batch`; its error (a refused file) is raised here."""
+        if not batch:
+            return
+        self.running = _PARSERS.submit(_write_all, self.parser, batch)
+        await asyncio.wrap_future(self.running)
+        self.running = None
 
     def abandon(self) -> None:
-        """Block until the batch in flight has ended, whatever its outcome."""
+        """Block until the batch being parsed (if the wait for it was cancelled) has ended."""
         if self.running is not None:
             concurrent.futures.wait([self.running])
             self.running = None
@@ -416,7 +402,7 @@ class _Receiver:
         """How many more bytes can arrive before some file could cross its size limit: the rest
         of the current file's allowance, and a whole allowance of the smallest kind for a file
         whose type is not known yet (it may begin in the very next bytes). Read by the event
-        loop while a worker parses: the counts may lag, never run ahead."""
+        loop between batches, when the parser has caught up with what was received."""
         limits = self.limits
         room = min(limits.image_bytes, limits.gif_bytes, limits.video_bytes, limits.document_bytes)
         part = self.current
