@@ -229,3 +229,30 @@ async def test_stale_links_and_sessions_are_purged_a_day_after_they_end(
         ).all()
     assert kept.api_key_id == tenant.key_id
     assert (await client.get("/console")).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "scope"),
+    [
+        ("/console/channels", "channels:read"),
+        ("/console/webhooks", "webhooks:read"),
+        ("/console/media", "media:read"),
+    ],
+)
+async def test_a_screen_whose_collection_the_key_may_not_read_shows_the_refusal(
+    runtime: Runtime, tenant: Tenant, client: httpx.AsyncClient, path: str, scope: str
+) -> None:
+    others = ["workspace:read", "posts:read", "channels:read", "webhooks:read", "media:read"]
+    member = await add_member_with_key(
+        runtime,
+        tenant.organization_id,
+        role="admin",
+        scopes=[name for name in others if name != scope],
+    )
+    await client.post("/console/sign-in", data={"key": member.key})
+    page = await client.get(path)
+    assert page.status_code == 403
+    assert scope in page.text
+    allowed = httpx.AsyncClient(transport=client._transport, base_url=BASE)
+    await allowed.post("/console/sign-in", data={"key": tenant.key})
+    assert (await allowed.get(path)).status_code == 200
