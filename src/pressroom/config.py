@@ -91,17 +91,24 @@ class Settings(BaseSettings):
     # secret (confidential clients) is never logged or shown.
     x_client_id: str | None = None
     x_client_secret: SecretStr | None = None
-    # The deployment's apps at the other OAuth networks (contract section 13): a provider is
-    # configured exactly when both its client id and secret are set (TikTok's client key goes in
-    # its client id). Secrets are never logged or shown.
+    # The deployment's apps at the other OAuth networks (contract section 13), each beside what
+    # else that network needs: a provider is configured exactly when both its client id and
+    # secret are set. Secrets are never logged or shown.
     linkedin_client_id: str | None = None
     linkedin_client_secret: SecretStr | None = None
+    # The LinkedIn-Version (YYYYMM) every LinkedIn REST call names. LinkedIn supports each monthly
+    # version for at least a year, then answers 426 NONEXISTENT_VERSION: move this forward then.
+    linkedin_version: str = Field(default="202605", pattern=r"^\d{6}(\.\d{2})?$")
     facebook_client_id: str | None = None
     facebook_client_secret: SecretStr | None = None
     instagram_client_id: str | None = None
     instagram_client_secret: SecretStr | None = None
+    # The Graph API version Facebook, Instagram and Threads calls name (Meta retires each about
+    # two years after its release; a retired one answers every call with an error).
+    meta_graph_version: str = "v24.0"
     threads_client_id: str | None = None
     threads_client_secret: SecretStr | None = None
+    # TikTok's client key goes in its client id.
     tiktok_client_id: str | None = None
     tiktok_client_secret: SecretStr | None = None
     # TikTok restricts apps that have not passed its Content Posting audit to private
@@ -115,12 +122,6 @@ class Settings(BaseSettings):
     youtube_client_secret: SecretStr | None = None
     pinterest_client_id: str | None = None
     pinterest_client_secret: SecretStr | None = None
-    # The Graph API version Facebook, Instagram and Threads calls name (Meta retires each about
-    # two years after its release; a retired one answers every call with an error).
-    meta_graph_version: str = "v24.0"
-    # The LinkedIn-Version (YYYYMM) every LinkedIn REST call names. LinkedIn supports each monthly
-    # version for at least a year, then answers 426 NONEXISTENT_VERSION: move this forward then.
-    linkedin_version: str = Field(default="202605", pattern=r"^\d{6}(\.\d{2})?$")
     # How long a signed public media link (the URL Instagram, Threads and others fetch a post's
     # media from) stays valid.
     media_link_seconds: int = Field(default=6 * 3600, ge=60, le=7 * 86400)
@@ -192,11 +193,9 @@ class Settings(BaseSettings):
     @field_validator("media_storage")
     @classmethod
     def _check_media_storage(cls, value: str | None) -> str | None:
-        if not value:
-            return None  # set but empty: the default
-        if not value.startswith(("file://", "s3://")):
+        if value and not value.startswith(("file://", "s3://")):
             raise ValueError("expected file://PATH or s3://BUCKET/PREFIX")
-        return value
+        return value or None  # set but empty: the default
 
     @field_validator("public_url")
     @classmethod

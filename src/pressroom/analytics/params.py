@@ -289,15 +289,15 @@ async def analytics_query(
         zone=zone,
         group_by=unit,
         buckets=tuple(buckets_for(current, zone, unit)),
+        channel_ids=channels,
+        tag_values=tags,
+        content_kinds=kinds,
+        metrics=requested,
         comparison=(
             Comparison(CUSTOM, custom)
             if custom is not None
             else comparison_for(comparison, current, zone)
         ),
-        channel_ids=channels,
-        tag_values=tags,
-        content_kinds=kinds,
-        metrics=requested,
         sort_by=sort_by,
         sort_order=sort_order,
         page=page,

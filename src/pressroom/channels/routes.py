@@ -56,8 +56,10 @@ async def list_channels(
     principal: ChannelsRead, session: Session, runtime: RuntimeDep, page: Pagination
 ) -> Collection[Channel]:
     """List the organization's connected channels, newest first."""
-    found = await service.list_page(session, runtime, principal.organization_id, page)
-    return Collection[Channel].page(found, service.to_schema)
+    return Collection[Channel].page(
+        await service.list_page(session, runtime, principal.organization_id, page),
+        service.to_schema,
+    )
 
 
 @router.get(

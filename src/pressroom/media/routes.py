@@ -230,7 +230,10 @@ async def upload_media(
     description="Scope `media:read`. Newest first; keyset pagination (`pageSize`, `cursor`).",
 )
 async def list_media(
-    principal: MediaRead, session: Session, runtime: RuntimeDep, page: Pagination
+    principal: MediaRead,
+    session: Session,
+    runtime: RuntimeDep,
+    page: Pagination,
 ) -> Collection[Media]:
     """List the organization's media."""
     found = await service.list_media(session, runtime, principal.organization_id, page)
@@ -240,7 +243,9 @@ async def list_media(
 @router.get(
     "/media/{mediaId}",
     operation_id="getMedia",
-    description="Scope `media:read`. Another organization's asset is 404, like a missing one.",
+    description="Scope `media:read`. Another organization's asset is 404, like a missing one. "
+    "Its bytes are served at `/api/v1/media/{mediaId}/content`, a JPEG preview at "
+    "`/api/v1/media/{mediaId}/preview`.",
 )
 async def get_media(media_id: MediaId, principal: MediaRead, session: Session) -> Media:
     """Read one media asset."""

@@ -49,9 +49,7 @@ class Media(APIModel):
         description="Video duration, or the total frame time of an animated image; null for "
         "still images."
     )
-    frame_rate: float | None = Field(
-        description="Average frames per second of a video; null for images."
-    )
+    frame_rate: float | None = Field(description="Average frames per second; null for images.")
     video_codec: str | None = Field(
         description="FFmpeg's codec name (h264, hevc, vp8, vp9, av1, ...); null for images.",
         examples=["h264"],

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi import Body
+from fastapi import Depends
 from fastapi import Path
 from fastapi import Query
 from fastapi import Request
@@ -117,10 +118,15 @@ def _with_secret(issued: service.IssuedSecret) -> WebhookEndpointWithSecret:
     return WebhookEndpointWithSecret(**dict(view), signing_secret=issued.secret)
 
 
-def _one_time_secret(request: Request, response: Response) -> None:
+def _reveals_secret(request: Request, response: Response) -> Response:
+    """The response of an operation that shows a secret once: never cached, and stored
+    encrypted by the idempotency layer, like the secret itself."""
     response.headers["Cache-Control"] = "no-store"
-    # The idempotency layer stores this response encrypted, like the secret itself.
     request.state.secret_response = True
+    return response
+
+
+SecretReveal = Annotated[Response, Depends(_reveals_secret)]
 
 
 def delivery_view(row: Delivery, body: str | None) -> dict[str, Any]:
@@ -212,8 +218,7 @@ async def create_webhook_endpoint(
     session: Session,
     audit: Audit,
     runtime: RuntimeDep,
-    request: Request,
-    response: Response,
+    response: SecretReveal,
 ) -> WebhookEndpointWithSecret:
     """Subscribe a webhook endpoint."""
     issued = await service.create_endpoint(session, runtime, principal.organization_id, body)
@@ -228,7 +233,6 @@ async def create_webhook_endpoint(
             "enabled": endpoint.enabled,
         },
     )
-    _one_time_secret(request, response)
     response.headers["Location"] = f"/api/v1/webhooks/{endpoint.id}"
     return _with_secret(issued)
 
@@ -301,8 +305,7 @@ async def rotate_webhook_endpoint_secret(
     session: Session,
     audit: Audit,
     runtime: RuntimeDep,
-    request: Request,
-    response: Response,
+    response: SecretReveal,
     body: Annotated[RotateSecretInput | None, Body()] = None,
 ) -> WebhookEndpointWithSecret:
     """Rotate a webhook endpoint's signing secret."""
@@ -310,7 +313,6 @@ async def rotate_webhook_endpoint_secret(
     endpoint = await _endpoint(session, principal.organization_id, endpoint_id)
     issued = await service.rotate_secret(session, runtime, endpoint, grace)
     audit.set("webhookEndpoint", endpoint.id, {"expireCurrentInSeconds": grace})
-    _one_time_secret(request, response)
     return _with_secret(issued)
 
 
@@ -357,7 +359,8 @@ async def list_webhook_deliveries(
     "/webhooks/{webhookEndpointId}/deliveries/{webhookDeliveryId}",
     operation_id="getWebhookDelivery",
     description="Scope `webhooks:read`. The retained event as `payload`, and every attempt "
-    "with its trigger, response status, latency, outcome and error.",
+    "with its trigger, response status, latency, outcome and error. A delivery of another "
+    "endpoint, or of another organization's, is 404 like a missing one.",
 )
 async def get_webhook_delivery(
     endpoint_id: EndpointId, delivery_id: DeliveryId, principal: WebhooksRead, session: Session

@@ -42,21 +42,18 @@ from pressroom.providers.instagram.tokens import exchange_code
 from pressroom.providers.instagram.tokens import long_lived_token
 from pressroom.providers.instagram.tokens import refresh_token
 
-AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
-SCOPES = (
-    "instagram_business_basic",
-    "instagram_business_content_publish",
-    "instagram_business_manage_comments",
-    "instagram_business_manage_insights",
-)
-
 
 class InstagramConnector(GraphConnector):
     """Connects the Instagram professional account that logs in (one channel per grant)."""
 
     provider = "instagram"
-    authorize_url = AUTHORIZE_URL
-    scopes = SCOPES
+    scopes = (
+        "instagram_business_basic",
+        "instagram_business_content_publish",
+        "instagram_business_manage_comments",
+        "instagram_business_manage_insights",
+    )
+    authorize_url = "https://www.instagram.com/oauth/authorize"
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient

@@ -41,21 +41,9 @@ from pressroom.providers.threads.api import GRAPH
 from pressroom.providers.threads.api import answer_json
 from pressroom.providers.threads.errors import PROVIDER
 
-AUTHORIZE_URL = "https://threads.net/oauth/authorize"
 TOKEN_URL = f"{GRAPH}/oauth/access_token"
 LONG_LIVED_URL = f"{GRAPH}/access_token"
 REFRESH_URL = f"{GRAPH}/refresh_access_token"
-# https://developers.facebook.com/docs/threads/get-started (Authorization), what each is for:
-# every call; publishing; posting replies (a thread's follow-ups, the first comment); reading
-# replies (finding those an interrupted publish already made); media insights; deleting.
-SCOPES = (
-    "threads_basic",
-    "threads_content_publish",
-    "threads_manage_replies",
-    "threads_read_replies",
-    "threads_manage_insights",
-    "threads_delete",
-)
 # A long-lived token lives 60 days from its issue or last refresh. When Threads will not yet
 # refresh an operator's token (it must be 24 hours old), it is at most a day old: it still has
 # at least 59 days, which is what is recorded until the first refresh tells the real expiry.
@@ -73,8 +61,18 @@ class ThreadsConnector(CodeFlowConnector):
     """Connects Threads accounts (providers/connection.py `OAuthConnector`)."""
 
     provider = "threads"
-    authorize_url = AUTHORIZE_URL
-    scopes = SCOPES
+    authorize_url = "https://threads.net/oauth/authorize"
+    # https://developers.facebook.com/docs/threads/get-started (Authorization), what each is for:
+    # every call; publishing; posting replies (a thread's follow-ups, the first comment); reading
+    # replies (finding those an interrupted publish already made); media insights; deleting.
+    scopes = (
+        "threads_basic",
+        "threads_content_publish",
+        "threads_manage_replies",
+        "threads_read_replies",
+        "threads_manage_insights",
+        "threads_delete",
+    )
 
     async def exchange(
         self, app: OAuthApp, code: str, kept: Mapping[str, str], http: httpx.AsyncClient

@@ -68,9 +68,9 @@ class YouTubeAdapter(OAuthAdapter[OAuthApp, YouTubeSession]):
         *,
         app: OAuthApp | None,
         read_media: MediaReader,
-        find_media: MediaLookup | None = None,
-        upload_sessions: UploadSessions = PROCESS_UPLOADS,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        upload_sessions: UploadSessions = PROCESS_UPLOADS,
+        find_media: MediaLookup | None = None,
         **options: Unpack[RefreshingOptions],
     ) -> None:
         """`app` refreshes tokens (without it, an expired token is `auth_expired`);
