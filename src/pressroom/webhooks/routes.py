@@ -118,7 +118,7 @@ def _with_secret(issued: service.IssuedSecret) -> WebhookEndpointWithSecret:
     return WebhookEndpointWithSecret(**dict(view), signing_secret=issued.secret)
 
 
-def _reveals_secret(request: Request, response: Response) -> Response:
+async def _reveals_secret(request: Request, response: Response) -> Response:
     """The response of an operation that shows a secret once: never cached, and stored
     encrypted by the idempotency layer, like the secret itself."""
     response.headers["Cache-Control"] = "no-store"
