@@ -31,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from starlette.responses import Response
@@ -230,24 +231,39 @@ async def claim(
     operation_id: str,
     fingerprint_value: str,
     retention: timedelta,
+    autocommit: AsyncEngine | None = None,
 ) -> Claim | Stored:
-    """Claim the key for this request, or return the stored outcome to replay."""
+    """Claim the key for this request, or return the stored outcome to replay.
+
+    With `autocommit` (on PostgreSQL, the engine in autocommit), the usual case, a key not
+    seen before, is claimed in one round trip: the INSERT commits on its own, without a
+    session or a transaction's BEGIN and COMMIT around it (a claim took 1.12 ms of CPU that
+    way, 0.85 ms this way, bench/README.md). A key already there is decided in a transaction
+    as before."""
+
+    def claim_values(now: datetime) -> dict[str, Any]:
+        return {
+            "id": uuid.uuid4(),
+            "organization_id": organization_id,
+            "key": key,
+            "operation_id": operation_id,
+            "fingerprint": fingerprint_value,
+            "created_at": now,
+            "locked_until": now + CLAIM_LEASE,
+        }
+
+    if autocommit is not None:
+        async with autocommit.connect() as connection:
+            statement = _claim_statement(connection.dialect.name)
+            result = await connection.execute(statement, claim_values(utcnow()))
+            inserted = result.scalar_one_or_none()
+        if inserted is not None:
+            return _renewing(sessions, inserted)
     for _ in range(3):
         async with unit_of_work(sessions) as session:
             now = utcnow()
             inserted = (
-                await session.execute(
-                    _claim_statement(dialect_name(session)),
-                    {
-                        "id": uuid.uuid4(),
-                        "organization_id": organization_id,
-                        "key": key,
-                        "operation_id": operation_id,
-                        "fingerprint": fingerprint_value,
-                        "created_at": now,
-                        "locked_until": now + CLAIM_LEASE,
-                    },
-                )
+                await session.execute(_claim_statement(dialect_name(session)), claim_values(now))
             ).scalar_one_or_none()
             if inserted is not None:
                 return _renewing(sessions, inserted)
