@@ -244,8 +244,8 @@ async def list_media(
     "/media/{mediaId}",
     operation_id="getMedia",
     description="Scope `media:read`. Another organization's asset is 404, like a missing one. "
-    "Its bytes are served at `/api/v1/media/{mediaId}/content`, a JPEG preview at "
-    "`/api/v1/media/{mediaId}/preview`.",
+    "Its bytes are served at `/api/v1/media/{mediaId}/content`; a JPEG preview of an image, "
+    "GIF or video at `/api/v1/media/{mediaId}/preview`.",
 )
 async def get_media(media_id: MediaId, principal: MediaRead, session: Session) -> Media:
     """Read one media asset."""
