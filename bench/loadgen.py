@@ -48,6 +48,13 @@ async def exchange(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
 ) -> int:
     """Send one request, read its whole answer; its status."""
+    return (await answer(reader, writer, request))[0]
+
+
+async def answer(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> tuple[int, bytes]:
+    """Send one request, read its whole answer (Content-Length framed); status and body."""
     writer.write(request)
     status_line = await reader.readline()
     status = int(status_line.split(b" ", 2)[1])
@@ -59,9 +66,7 @@ async def exchange(
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length":
             length = int(value.strip())
-    if length:
-        await reader.readexactly(length)
-    return status
+    return status, await reader.readexactly(length) if length else b""
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
