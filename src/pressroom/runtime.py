@@ -167,6 +167,13 @@ class Runtime:
         return self._reader
 
     @property
+    def autocommit_writer(self) -> AsyncEngine | None:
+        """On PostgreSQL, the engine in autocommit (`reader`), for a hot-path write of one
+        statement (a claim): one round trip, no BEGIN and COMMIT around it. None elsewhere:
+        SQLite's reader is read-only and its writes queue for the one writer."""
+        return self.reader if self.reads_in_autocommit else None
+
+    @property
     def reads_in_autocommit(self) -> bool:
         """Whether `read_sessions` run each statement in autocommit (PostgreSQL): a unit of
         work that only reads has nothing to commit."""

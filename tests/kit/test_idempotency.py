@@ -8,6 +8,7 @@ import uuid
 from datetime import UTC
 from datetime import datetime
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -279,3 +280,30 @@ async def test_a_running_request_keeps_renewing_its_claim(
         assert asyncio.get_running_loop().time() < deadline, "the claim was never renewed"
         await asyncio.sleep(0.02)
     await idempotency.release(runtime.sessions, claimed)
+
+
+async def test_a_new_key_is_claimed_in_autocommit_on_postgresql_only(
+    test_client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, is_postgres: bool
+):
+    """On PostgreSQL the claim of a key not seen before is one INSERT that commits on its own
+    (no BEGIN and COMMIT around it); on SQLite it is a transaction on the one writer."""
+    from sqlalchemy import event
+
+    claims: list[object] = []
+
+    def seen(connection: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.startswith("INSERT INTO idempotency_records"):
+            claims.append(connection.get_execution_options().get("isolation_level"))
+
+    engine = runtime.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        created = await test_client.post(
+            URL,
+            json={"email": "autocommit@example.com"},
+            headers={**tenant.headers, "Idempotency-Key": "autocommit-1"},
+        )
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert created.status_code == 201
+    assert claims == (["AUTOCOMMIT"] if is_postgres else [None])

@@ -283,7 +283,7 @@ async def claim_idempotency(
             operation_id, request.method, request.url.path, canonical_body
         ),
         retention=timedelta(seconds=runtime.settings.idempotency_retention_seconds),
-        autocommit=runtime.reader if runtime.reads_in_autocommit else None,
+        autocommit=runtime.autocommit_writer,
     )
     if isinstance(outcome, idempotency.Stored):
         request.state.idempotent_replay = True

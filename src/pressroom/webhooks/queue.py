@@ -94,10 +94,9 @@ async def claim(runtime: Runtime, **arguments: Unpack[ClaimArguments]) -> list[C
 
     The claim is on the path from an event to its first attempt: on PostgreSQL it is one
     statement in autocommit (one round trip); on SQLite a short transaction."""
-    if runtime.engine.dialect.name == "postgresql":
-        # Runtime.reader is, on PostgreSQL, the engine in autocommit (made once: making one
-        # costs about as much as the claim's own Python work).
-        async with runtime.reader.connect() as connection:
+    autocommit = runtime.autocommit_writer
+    if autocommit is not None:
+        async with autocommit.connect() as connection:
             return await _claim_in_one_statement(connection, arguments)
     async with unit_of_work(runtime.sessions) as session:
         return await claim_due(session, **arguments)
