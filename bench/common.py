@@ -120,8 +120,8 @@ def load_average() -> float:
 
 def pin(cpu: int | str) -> list[str]:
     """Run on one CPU (server on 0, load generator on 1), so the two never share a core; or on
-    a list of them (`"0,1"`)."""
-    if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+    a list of them (`"0,1"`); `""`: not pinned."""
+    if cpu != "" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
         return ["taskset", "-c", str(cpu)]
     return []
 

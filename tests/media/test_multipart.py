@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 import tracemalloc
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pressroom.kit.errors import PressroomError
+from pressroom.media import multipart
 from pressroom.media.inspect import inspect_file
 from pressroom.media.multipart import MiB
 from pressroom.media.multipart import StagedFile
@@ -355,6 +358,45 @@ async def test_client_disconnect_mid_upload_stages_nothing(staging: Path) -> Non
         await read_upload(disconnecting(), CONTENT_TYPE, staging, UploadLimits())
 
     assert leftovers(staging) == []
+
+
+async def test_the_next_batch_is_received_while_the_thread_parses_one(
+    staging: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first batch's parse is held until the reader has asked for the piece after it: a
+    # reader that waited for each parse before receiving more would never ask, and time out.
+    asked_past_first_batch = threading.Event()
+    parsed_batches: list[int] = []
+
+    def held_write_all(parser: Any, pieces: list[bytes]) -> None:
+        if not parsed_batches and not asked_past_first_batch.wait(timeout=10):
+            raise AssertionError("the reader waited for the parse before receiving more")
+        parsed_batches.append(sum(map(len, pieces)))
+        original_write_all(parser, pieces)
+
+    original_write_all = multipart._write_all
+    monkeypatch.setattr(multipart, "_write_all", held_write_all)
+    head = factories.part_header(FormPart(b"", "clip.mp4", "video/mp4"))
+    first = head + factories.mp4_bytes()[:64]
+    pieces = [first] + [bytes(256 * 1024)] * 8
+
+    async def body() -> AsyncIterator[bytes]:
+        yield first
+        for index, piece in enumerate(pieces[1:], start=1):
+            if sum(map(len, pieces[:index])) >= multipart._BATCH_BYTES:
+                asked_past_first_batch.set()
+            yield piece
+        yield factories.closing()
+
+    [staged] = await read_upload(body(), CONTENT_TYPE, staging, UploadLimits())
+
+    assert asked_past_first_batch.is_set()
+    assert len(parsed_batches) >= 2
+    assert staged.size_bytes == 64 + 8 * 256 * 1024
+    assert (
+        staged.sha256
+        == hashlib.sha256(factories.mp4_bytes()[:64] + bytes(8 * 256 * 1024)).hexdigest()
+    )
 
 
 # -- memory ---------------------------------------------------------------------------------------
