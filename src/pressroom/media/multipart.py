@@ -176,7 +176,7 @@ class _Feeder:
 
     While the thread parses, hashes and writes one batch (hashing and writing release the GIL),
     the event loop receives the next, so where the process has two cores both work: an upload
-    of 1 GiB took 15-25 % less time than with the loop waiting for each batch, and no more on
+    of 1 GiB took 9-18 % less time than with the loop waiting for each batch, and no more on
     one core (bench/README.md, media). At most one batch is in flight: the next is handed over
     once it has been parsed, and its error (a refused file) is raised then. The bytes in flight
     count against the headroom of a size limit, so a batch that could cross a limit is parsed
