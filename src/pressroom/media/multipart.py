@@ -2,11 +2,11 @@
 
 The body is fed to python-multipart's push parser in batches of received pieces, on a worker
 thread one batch behind the event loop, so that hashing and disk writes never hold up the event
-loop and run beside its receiving; each file part goes
-straight to its own staging file while its SHA-256 and size are computed, so memory stays flat
-(one batch) whatever the file size. The type is sniffed from the first bytes and the size limits
-are checked as bytes arrive: an oversized upload is refused within one received piece of its
-limit, without reading the rest of the body.
+loop and run beside its receiving; each file part goes straight to its own staging file while
+its SHA-256 and size are computed, so memory stays flat (two batches) whatever the file size.
+The type is sniffed from the first bytes and the size limits are checked as bytes arrive: an
+oversized upload is refused within one received piece of its limit, without reading the rest of
+the body.
 
 With `write_back` (local storage, where a staged file is made durable in place), the disk is asked
 to start writing each staging file every few MiB while it arrives, so the fsync before the asset is
