@@ -137,8 +137,7 @@ async def read_upload(
                 allowed = limits.request_bytes - received
                 if allowed:
                     batch.append(chunk[:allowed])
-                await feeder.parse(batch)
-                await feeder.drain()
+                await feeder.finish(batch)
                 raise receiver.request_too_large()
             received += len(chunk)
             batch.append(chunk)
@@ -146,8 +145,7 @@ async def read_upload(
             if batched >= min(_BATCH_BYTES, receiver.headroom() - feeder.in_flight):
                 await feeder.parse(batch)
                 batch, batched = [], 0
-        await feeder.parse(batch)
-        await feeder.drain()
+        await feeder.finish(batch)
         if feeder.parser.state != MultipartState.END:
             raise _malformed("the multipart body ended before its closing boundary")
         if not receiver.staged:
@@ -194,6 +192,11 @@ class _Feeder:
         if batch:
             self.running = _PARSERS.submit(_write_all, self.parser, batch)
             self.in_flight = sum(map(len, batch))
+
+    async def finish(self, batch: list[bytes]) -> None:
+        """Parse the last batch and wait until everything handed over has been parsed."""
+        await self.parse(batch)
+        await self.drain()
 
     async def drain(self) -> None:
         """Wait for the batch in flight; its error (a refused file) is raised here."""
