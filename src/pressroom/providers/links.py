@@ -32,6 +32,7 @@ folded copy of the text (``_fold``), one character for one, so positions carry o
 from __future__ import annotations
 
 import encodings.idna
+import functools
 import stringprep
 import time
 from collections.abc import Iterable
@@ -192,14 +193,26 @@ _X_QUERY_CHAR = rf"[{_class(_ASCII_LETTERS + _DIGITS)}!?*'@();:&=+$/%#\[\]\-_.,~
 _X_QUERY_END = rf"[{_class(_ASCII_LETTERS + _DIGITS)}\-_&=#/]"
 _X_QUERY = rf"\?{_X_QUERY_CHAR}*{_X_QUERY_END}"
 
-_X_URL = _UrlSyntax.build("HTTPS?://", _JS_PUNCT, _X_PATH, _X_QUERY)
-# regexp/validAsciiDomain.js: the part of a scheme-less domain that may be linked.
-_X_ASCII_DOMAIN = regex.compile(
-    rf"(?:[\-{_class(_ASCII_LETTERS + _DIGITS + _LATIN_ACCENTS)}]+\.)+{_TLD}",
-    regex.VERSION0,
-    generic=_GENERIC,
-    country=_COUNTRY,
-)
+# The patterns holding the TLD lists are compiled on first use, not at import: together they take
+# ~0.3 s, which every process (the CLI, a worker, a server) would otherwise pay at start.
+
+
+@functools.cache
+def _x_url() -> _UrlSyntax:
+    return _UrlSyntax.build("HTTPS?://", _JS_PUNCT, _X_PATH, _X_QUERY)
+
+
+@functools.cache
+def _x_ascii_domain() -> regex.Pattern[str]:
+    """regexp/validAsciiDomain.js: the part of a scheme-less domain that may be linked."""
+    return regex.compile(
+        rf"(?:[\-{_class(_ASCII_LETTERS + _DIGITS + _LATIN_ACCENTS)}]+\.)+{_TLD}",
+        regex.VERSION0,
+        generic=_GENERIC,
+        country=_COUNTRY,
+    )
+
+
 _X_TCO = regex.compile(rf"HTTPS?://T\.CO/(?P<slug>[A-Z0-9]+)(?:{_X_QUERY})?", regex.VERSION0)
 _DEFAULT_PROTOCOL = "https://"
 # punycode.js toASCII: these separate labels too.
@@ -231,9 +244,14 @@ _M_QUERY = (
     rf"\?[{_class(_ASCII_LETTERS + _DIGITS)}!?*'();:&=+$/%#\[\]\-_.,~|@\^{_UCHARS}]*"
     rf"[{_class(_ASCII_LETTERS + _DIGITS)}_&=#/\-{_UCHARS}]"
 )
-_MASTODON_URL = _UrlSyntax.build(
-    "(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://", _RUBY_PUNCT, _M_PATH, _M_QUERY
-)
+
+
+@functools.cache
+def _mastodon_url() -> _UrlSyntax:
+    return _UrlSyntax.build(
+        "(?:HTTPS?|DAT|DWEB|IPFS|IPNS|SSB|GOPHER|GEMINI)://", _RUBY_PUNCT, _M_PATH, _M_QUERY
+    )
+
 
 # Mastodon's Account::MENTION_RE: @username, optionally @domain.
 _MENTION = regex.compile(
@@ -257,7 +275,7 @@ def x_url_spans(text: str) -> list[tuple[int, int]]:
         return []
     folded = _fold(text)
     spans: list[tuple[int, int]] = []
-    for match in _scan(_X_URL, folded):
+    for match in _scan(_x_url(), folded):
         start, end = match.span("url")
         domain_start, domain_end = match.span("domain")
         url, domain = text[start:end], text[domain_start:domain_end]
@@ -289,7 +307,7 @@ def x_url_spans(text: str) -> list[tuple[int, int]]:
 def _x_valid_url(url: str, protocol: str, domain: str, folded_domain: str) -> bool:
     # twitter-text lib/idna.js: a domain starting "xn--" must hold an ASCII domain; every label
     # fits DNS once punycode-encoded. Then the scheme and the whole link fit 4096 UTF-16 units.
-    if domain.startswith("xn--") and _X_ASCII_DOMAIN.search(folded_domain) is None:
+    if domain.startswith("xn--") and _x_ascii_domain().search(folded_domain) is None:
         return False
     for label in domain.split("."):
         encoded = ".".join(_punycode_part(part) for part in _LABEL_SEPARATORS.split(label))
@@ -308,7 +326,7 @@ def _x_ascii_domains(domain: str, folded_domain: str) -> list[tuple[int, int]]:
     """The linkable pieces of a scheme-less domain, as twitter-text finds them."""
     pieces = []
     cursor = 0
-    for match in _X_ASCII_DOMAIN.finditer(folded_domain):
+    for match in _x_ascii_domain().finditer(folded_domain):
         start = domain.find(domain[match.start() : match.end()], cursor)
         cursor = start + (match.end() - match.start())
         pieces.append((start, cursor))
@@ -321,7 +339,7 @@ def mastodon_url_spans(text: str) -> list[tuple[int, int]]:
         return []
     folded = _fold(text)
     spans = []
-    for match in _scan(_MASTODON_URL, folded):
+    for match in _scan(_mastodon_url(), folded):
         if match.group("protocol") is None:
             continue  # Mastodon extracts with extract_url_without_protocol: false
         start, end = match.span("url")
