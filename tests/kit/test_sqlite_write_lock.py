@@ -29,19 +29,25 @@ def test_the_lock_is_taken_soon_after_another_writer_commits(tmp_path: Path) -> 
     holder.execute("CREATE TABLE t (x INTEGER)")
     holder.execute("BEGIN IMMEDIATE")
     holder.execute("INSERT INTO t VALUES (1)")
-    released = threading.Event()
+    committing_at: list[float] = []
     released_at: list[float] = []
 
     def release() -> None:
         time.sleep(0.3)
+        committing_at.append(time.monotonic())
         holder.execute("COMMIT")
         released_at.append(time.monotonic())
-        released.set()
 
-    threading.Thread(target=release).start()
+    releaser = threading.Thread(target=release)
+    releaser.start()
     take_write_lock(waiter)
     taken = time.monotonic()
-    assert released.is_set()
+    # The waiter may run before the releasing thread is scheduled again after its COMMIT, so
+    # the commit's end is read once that thread is done; the lock was never taken before the
+    # COMMIT began.
+    releaser.join(timeout=10)
+    assert committing_at and released_at
+    assert taken > committing_at[0]
     assert waiter.in_transaction
     # It sees the other writer's commit and writes after it.
     waiter.execute("INSERT INTO t VALUES (2)")
