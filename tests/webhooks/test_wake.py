@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
+import math
+import time
 
 import httpx
 import pytest
 
 from pressroom.config import Settings
 from pressroom.runtime import Runtime
+from pressroom.webhooks import worker as worker_module_of_deliveries
 from pressroom.webhooks.outbox import DELIVERIES_CHANNEL
+from pressroom.webhooks.worker import SQLITE_CLAIM_SPACING_SECONDS
+from pressroom.webhooks.worker import DeliveryWorker
 from pressroom.workers import loops as worker_module
 from pressroom.workers.runner import WorkerRunner
 from tests.factories import Tenant
@@ -68,3 +74,28 @@ async def test_idle_worker_is_woken_by_the_commit_not_by_its_poll(
         await runner.stop()
         if emitter is not runtime:
             await emitter.close()
+
+
+async def test_on_sqlite_a_busy_workers_claims_are_spaced(
+    runtime: Runtime, is_postgres: bool, monkeypatch: pytest.MonkeyPatch
+):
+    """One writer at a time on SQLite: a worker woken by every new event claims at most once
+    per spacing, taking what arrived meanwhile (PostgreSQL: at once, every time)."""
+    claimed_at: list[float] = []
+
+    async def claim(*_args: object, **_kwargs: object) -> list[object]:
+        claimed_at.append(time.monotonic())
+        return []
+
+    monkeypatch.setattr(worker_module_of_deliveries.queue, "claim", claim)
+    worker = DeliveryWorker()
+    for _ in range(3):
+        worker._on_notified()  # a new event was announced
+        await worker.run_once(runtime)
+    assert len(claimed_at) == 3
+    gaps = [later - earlier for earlier, later in itertools.pairwise(claimed_at)]
+    if is_postgres:
+        assert worker._last_claim == -math.inf  # never waited
+    else:
+        assert min(gaps) >= SQLITE_CLAIM_SPACING_SECONDS
+    await worker.close(runtime)

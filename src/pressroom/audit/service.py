@@ -31,6 +31,7 @@ from pressroom.db import table_of
 from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 from pressroom.kit.schema import format_utc
+from pressroom.kit.sqlite_connection import write_behind
 
 GENESIS = "0" * 64
 
@@ -151,7 +152,8 @@ def _statements() -> _Statements:
     )
     # On PostgreSQL both writes in one statement (a data-modifying WITH), one round trip.
     both = move_head.add_cte(insert_entry.cte("entry"))
-    return _Statements(lock_head, insert_entry, move_head, both)
+    # On SQLite the two are sent with the commit (kit/sqlite_connection.py).
+    return _Statements(lock_head, write_behind(insert_entry), write_behind(move_head), both)
 
 
 async def _lock_head(session: AsyncSession, organization_id: uuid.UUID) -> tuple[int, str]:

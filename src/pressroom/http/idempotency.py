@@ -43,6 +43,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.crypto import SecretBox
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.errors import field_error
+from pressroom.kit.sqlite_connection import write_behind
 
 HEADER = "idempotency-key"
 # How long a claim lasts unless its request renews it: a crashed node's claim is taken over
@@ -209,7 +210,8 @@ def _claim_statement(dialect: str) -> Any:
     )
 
 
-_STORE = (
+# Sent with the transaction's next statement on SQLite (kit/sqlite_connection.py).
+_STORE = write_behind(
     update(_RECORDS)
     .where(_RECORDS.c.id == bindparam("record_id", type_=_RECORDS.c.id.type))
     .values(

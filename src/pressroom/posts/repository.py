@@ -31,6 +31,7 @@ from sqlalchemy.sql.elements import BindParameter
 from pressroom.db import locked
 from pressroom.db import rows_by_id
 from pressroom.db import table_of
+from pressroom.kit.sqlite_connection import write_behind
 from pressroom.posts.models import Post
 from pressroom.posts.models import PostTag
 from pressroom.posts.models import PostTarget
@@ -189,10 +190,11 @@ def _label_rows(
     ]
 
 
-_INSERT_POST = insert(table_of(Post))
-_INSERT_TARGETS = insert(table_of(PostTarget))
-_INSERT_TAGS = insert(table_of(PostTag))
-_INSERT_TOPICS = insert(table_of(PostTopic))
+# Sent with the transaction's next statement on SQLite (kit/sqlite_connection.py).
+_INSERT_POST = write_behind(insert(table_of(Post)))
+_INSERT_TARGETS = write_behind(insert(table_of(PostTarget)))
+_INSERT_TAGS = write_behind(insert(table_of(PostTag)))
+_INSERT_TOPICS = write_behind(insert(table_of(PostTopic)))
 
 
 async def insert_new_post(

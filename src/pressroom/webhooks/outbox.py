@@ -26,6 +26,7 @@ from pressroom.kit.clock import utcnow
 from pressroom.kit.ids import uuid7
 from pressroom.kit.notify import Notifier
 from pressroom.kit.schema import format_utc
+from pressroom.kit.sqlite_connection import write_behind
 from pressroom.webhooks.models import Delivery
 from pressroom.webhooks.models import Event
 from pressroom.webhooks.models import WebhookEndpoint
@@ -134,8 +135,9 @@ def _subscriptions() -> Select[tuple[uuid.UUID, dict[str, Any]]]:
     )
 
 
-_INSERT_EVENTS = insert(table_of(Event))
-_INSERT_DELIVERIES = insert(table_of(Delivery))
+# Sent with the transaction's next statement on SQLite (kit/sqlite_connection.py).
+_INSERT_EVENTS = write_behind(insert(table_of(Event)))
+_INSERT_DELIVERIES = write_behind(insert(table_of(Delivery)))
 
 
 async def emit_many(

@@ -40,6 +40,7 @@ from sqlalchemy.types import Uuid
 from pressroom.db import UTCDateTime
 from pressroom.db import unit_of_work
 from pressroom.kit.ids import uuid7
+from pressroom.kit.sqlite_connection import write_behind
 from pressroom.webhooks.attempt import AttemptResult
 from pressroom.webhooks.attempt import ClaimedDelivery
 from pressroom.webhooks.attempt import NextState
@@ -234,8 +235,9 @@ async def claim_due(
         _endpoints.c.previous_expires_at,
         _events.c.body,
     )
+    # On SQLite the claim's write travels with the read after it (kit/sqlite_connection.py).
     await session.execute(
-        update(_deliveries)
+        write_behind(update(_deliveries))
         .where(_deliveries.c.id.in_(chosen))
         .values(
             status="processing",
@@ -431,8 +433,9 @@ async def record_results(
             }
         )
     if changes:
+        # On SQLite both writes travel with the commit (kit/sqlite_connection.py).
         await session.execute(
-            update(_deliveries)
+            write_behind(update(_deliveries))
             .where(_deliveries.c.id == bindparam("b_id"))
             .values(
                 status=bindparam("b_status"),
@@ -448,7 +451,7 @@ async def record_results(
             ),
             changes,
         )
-        await session.execute(insert(_attempts), attempts)
+        await session.execute(write_behind(insert(_attempts)), attempts)
     return recorded
 
 

@@ -64,6 +64,11 @@ CLAIM_BATCH = 128
 RECORD_DELAY_SECONDS = 0.05
 RECORD_BATCH = 64
 LEASE_CHECK_SECONDS = 2.0
+# On SQLite a worker's claims are at least this far apart. One connection of one process
+# writes at a time there: under a steady trickle of events, a claim per event took the
+# file's write lock from the API about as often as the API created them. Spaced, a claim
+# takes what arrived meanwhile, at most this much later; an idle worker claims at once.
+SQLITE_CLAIM_SPACING_SECONDS = 0.02
 _SECRET_CACHE_SIZE = 1024
 
 
@@ -103,6 +108,7 @@ class DeliveryWorker:
         # An endpoint with more due work runs low on claimed deliveries: claim on the next run.
         self._refill = False
         self._secrets: OrderedDict[str, str] = OrderedDict()
+        self._last_claim = -math.inf
 
     # the loop
 
@@ -120,6 +126,7 @@ class DeliveryWorker:
         claimed: list[ClaimedDelivery] = []
         room_before = {e: self.held_per_endpoint - n for e, n in self._held.items()}
         if limit > 0 and self._worth_claiming():
+            await self._space_claims(runtime)
             now = utcnow()
             claimed = await queue.claim(
                 runtime,
@@ -146,6 +153,15 @@ class DeliveryWorker:
                 self._start_waiting(endpoint_id, client, runtime)
         self._start_recorder(runtime)
         return limit > 0 and len(claimed) >= limit
+
+    async def _space_claims(self, runtime: Runtime) -> None:
+        """On SQLite, wait until the last claim is `SQLITE_CLAIM_SPACING_SECONDS` old."""
+        if runtime.engine.dialect.name == "postgresql":
+            return
+        wait = self._last_claim + SQLITE_CLAIM_SPACING_SECONDS - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._last_claim = time.monotonic()
 
     def _worth_claiming(self) -> bool:
         """Whether this run should look for due work.
