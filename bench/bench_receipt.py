@@ -236,8 +236,7 @@ def measure(kind: str, args: argparse.Namespace) -> dict[str, object]:
         "targets": {
             "p99 < 500 ms": p99 < 500,
             "every event received": len(latencies) == len(answered),
-            "rate held (answered >= 95 % of offered)": len(answered) / sending
-            >= 0.95 * args.rate,
+            "rate held (answered >= 95 % of offered)": len(answered) / sending >= 0.95 * args.rate,
         },
     }
 
