@@ -1,7 +1,10 @@
-"""On a SQLite file, principals are cached while the database is unchanged: a change committed
-by any other connection, of this process or another, takes effect on the next request."""
+"""On a SQLite file, principals are cached while no key, member or organization has changed: such
+a change committed by any other connection, of this process or another, takes effect on the
+next request; commits to anything else keep the cache."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import httpx
 import pytest
@@ -68,7 +71,7 @@ async def test_a_role_changed_elsewhere_shows_on_the_next_request(
     assert after.json()["member"]["role"] == "member"
 
 
-async def test_a_commit_elsewhere_to_any_table_empties_the_cache(
+async def test_an_organization_changed_elsewhere_empties_the_cache(
     client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, sqlite_path: str
 ):
     assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
@@ -81,3 +84,59 @@ async def test_a_commit_elsewhere_to_any_table_empties_the_cache(
     after = await client.get("/api/v1/tenant", headers=tenant.headers)
     assert after.json()["name"] == "Renamed"
     assert len(lookups) == 1
+
+
+async def test_a_key_deleted_elsewhere_is_refused_at_once(
+    client: httpx.AsyncClient, tenant: Tenant, sqlite_path: str
+):
+    for _ in range(2):
+        assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    commit_elsewhere(sqlite_path, "DELETE FROM api_keys WHERE id = ?", tenant.key_id.hex)
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 401
+
+
+async def test_commits_to_other_tables_keep_the_cache(
+    client: httpx.AsyncClient, runtime: Runtime, tenant: Tenant, sqlite_path: str
+):
+    """The database moves under a steady load of writes (posts, events, the worker's
+    deliveries): the principal is looked up again only when what it is made of changed."""
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    lookups = _key_lookups(runtime)
+    versions = runtime.data_version
+    assert versions is not None
+    before = versions.read()
+    created = await client.post(
+        "/api/v1/webhooks",
+        json={"url": "https://receiver.example.com/hook", "events": ["post.created.v1"]},
+        headers=tenant.headers,
+    )
+    assert created.status_code == 201
+    commit_elsewhere(sqlite_path, "UPDATE webhook_endpoints SET enabled = 0")
+    assert versions.read() != before  # the file changed
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    assert lookups == []
+
+
+async def test_every_credential_trigger_exists_at_the_head_revision(
+    runtime: Runtime, sqlite_path: str
+):
+    """A migration that rebuilds one of these tables on SQLite drops its triggers: it must
+    create them again (migration 0015)."""
+    connection = sqlite3.connect(sqlite_path)
+    try:
+        names = {
+            row[0]
+            for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger' "
+                "AND name LIKE 'credential_changes_%'"
+            )
+        }
+        counted = connection.execute("SELECT id, count FROM credential_changes").fetchall()
+    finally:
+        connection.close()
+    assert names == {
+        f"credential_changes_{table}_{event}"
+        for table in ("api_keys", "members", "organizations")
+        for event in ("update", "delete")
+    }
+    assert len(counted) == 1 and counted[0][0] == 1

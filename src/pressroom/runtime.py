@@ -103,7 +103,7 @@ class Runtime:
             return None
         digest = digest_api_key(raw_key)
         now = time.monotonic()
-        version = cache.data_version()
+        version = cache.version()
         if version is not None:
             cached = cache.get(digest, version, now)
             if cached is not None:

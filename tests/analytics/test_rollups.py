@@ -1040,7 +1040,7 @@ async def test_db_upgrade_fills_the_rollups_from_the_history_stored_before_them(
         await before.close()
 
     upgraded = await invoke("db", "upgrade")
-    assert upgraded["applied"] == ["0014_analytics_rollups"]
+    assert upgraded["applied"] == ["0014_analytics_rollups", "0015_credential_changes"]
 
     after = Runtime.build(settings)
     try:

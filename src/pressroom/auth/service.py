@@ -162,29 +162,39 @@ class PrincipalCache:
 
 
 class SQLitePrincipalCache:
-    """Principals of recently seen keys on a SQLite file, each used only while the database
-    is exactly as it was when the principal was read.
+    """Principals of recently seen keys on a SQLite file, each used only while nothing a
+    principal is made of has changed since it was read.
 
-    Every request reads the file's `DataVersion` first: when it moved (a commit by any
-    connection, of this process or another), the cache is emptied before anything is served
-    from it. A principal is stored under the version read before its lookup began (the
-    lookup's snapshot is that state or a later one), so a cached principal is always what a
-    lookup would read now: a revocation, a removed member or a changed role takes effect on
-    the next request. Expiry is checked on every request; failed lookups are never cached."""
+    Every request reads the file's `DataVersion` first. Only when it moved (a commit by any
+    connection, of this process or another) is the count of credential changes read:
+    `credential_changes`, which triggers move on every update or deletion of a key, a member
+    or an organization (migration 0015). When that count moved, the cache is emptied before
+    anything is served from it; commits to anything else (posts, events, deliveries) keep
+    it. A principal is stored under the count read before its lookup began (the lookup's
+    snapshot is that state or a later one), so a cached principal is always what a lookup
+    would read now: a revocation, a removed member or a changed role takes effect on the next
+    request. Expiry is checked on every request; failed lookups are never cached."""
 
     def __init__(self, versions: DataVersion, ttl: float = 30.0, max_entries: int = 10_000) -> None:
         self._versions = versions
         self._entries = PrincipalCache(ttl, max_entries)
+        # The count of credential changes the entries were read at, and the file's version
+        # at which that count was last read.
         self._version: int | None = None
+        self._file_version: int | None = None
 
-    def data_version(self) -> int | None:
-        """The database's version now (the cache emptied if it moved), or None when it cannot
-        be read at once (the cache is then not to be used)."""
-        version = self._versions.read()
-        if version != self._version:
+    def version(self) -> int | None:
+        """The count of credential changes now (the cache emptied if it moved), or None when
+        it cannot be read at once (the cache is then not to be used)."""
+        file_version = self._versions.read()
+        if file_version is not None and file_version == self._file_version:
+            return self._version
+        changes = None if file_version is None else self._versions.read_number(_CHANGES)
+        if changes != self._version or changes is None:
             self._entries.clear()
-            self._version = version
-        return version
+            self._version = changes
+        self._file_version = file_version if changes is not None else None
+        return changes
 
     def get(self, digest: str, version: int, now: float) -> Principal | None:
         if version != self._version:
@@ -197,6 +207,9 @@ class SQLitePrincipalCache:
         if version == self._version:
             self._entries.put(digest, principal, now, self._entries.generation)
 
+
+# The count of credential changes (migration 0015's table, moved by its triggers).
+_CHANGES = "SELECT count FROM credential_changes WHERE id = 1"
 
 _LOOKUP = (
     select(

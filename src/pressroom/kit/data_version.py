@@ -38,6 +38,19 @@ class DataVersion:
             self.close()
             return None
 
+    def read_number(self, query: str) -> int | None:
+        """The one number `query` reads, on the same connection (in its own statement, every
+        row read so that no read transaction is left open), or None when it cannot be read at
+        once."""
+        try:
+            if self._connection is None:
+                self._connection = _version_connection(self._path)
+            rows = self._connection.execute(query).fetchall()
+            return int(rows[0][0]) if rows else None
+        except sqlite3.Error:
+            self.close()
+            return None
+
     def close(self) -> None:
         connection, self._connection = self._connection, None
         if connection is not None:
