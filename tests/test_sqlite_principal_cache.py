@@ -140,3 +140,33 @@ async def test_every_credential_trigger_exists_at_the_head_revision(
         for event in ("update", "delete")
     }
     assert len(counted) == 1 and counted[0][0] == 1
+
+
+async def test_a_reading_on_a_new_connection_is_never_taken_for_the_last_one(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenant: Tenant,
+    sqlite_path: str,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """A connection's change counter starts anew: after the version's connection is replaced,
+    an equal reading says nothing, and the count of credential changes is read again."""
+    for _ in range(2):
+        assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
+    versions = runtime.data_version
+    assert versions is not None
+    last = versions.read()
+    versions.close()  # a failed reading closes it: the next opens another
+    commit_elsewhere(
+        sqlite_path,
+        "UPDATE api_keys SET revoked_at = '2026-01-01 00:00:00.000000' WHERE id = ?",
+        tenant.key_id.hex,
+    )
+    read = versions.read
+
+    def coinciding() -> int | None:
+        read()  # on the new connection
+        return last
+
+    monkeypatch.setattr(versions, "read", coinciding)
+    assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 401

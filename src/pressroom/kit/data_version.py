@@ -27,12 +27,16 @@ class DataVersion:
     def __init__(self, path: str) -> None:
         self._path = path
         self._connection: sqlite3.Connection | None = None
+        # Connections opened so far: readings of two connections are not comparable (a
+        # connection's counter starts anew), so a reading is known by this and its value.
+        self.opened = 0
 
     def read(self) -> int | None:
         """The counter now, or None when it cannot be read at once."""
         try:
             if self._connection is None:
                 self._connection = _version_connection(self._path)
+                self.opened += 1
             return int(self._connection.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error:
             self.close()
@@ -45,6 +49,7 @@ class DataVersion:
         try:
             if self._connection is None:
                 self._connection = _version_connection(self._path)
+                self.opened += 1
             rows = self._connection.execute(query).fetchall()
             return int(rows[0][0]) if rows else None
         except sqlite3.Error:
