@@ -5,11 +5,13 @@ next request; commits to anything else keep the cache."""
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import event
 
+from pressroom.kit import data_version
 from pressroom.runtime import Runtime
 from tests.factories import Tenant
 from tests.sqlite_files import commit_elsewhere
@@ -150,23 +152,35 @@ async def test_a_reading_on_a_new_connection_is_never_taken_for_the_last_one(
     monkeypatch: pytest.MonkeyPatch,
 ):
     """A connection's change counter starts anew: after the version's connection is replaced,
-    an equal reading says nothing, and the count of credential changes is read again."""
+    its counter may show the very value the last one did, yet the readings differ, and the
+    count of credential changes is read again."""
     for _ in range(2):
         assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 200
     versions = runtime.data_version
     assert versions is not None
-    last = versions.read()
+    assert versions._connection is not None
+    (counter,) = versions._connection.execute("PRAGMA data_version").fetchone()
     versions.close()  # a failed reading closes it: the next opens another
     commit_elsewhere(
         sqlite_path,
         "UPDATE api_keys SET revoked_at = '2026-01-01 00:00:00.000000' WHERE id = ?",
         tenant.key_id.hex,
     )
-    read = versions.read
+    opened = data_version._version_connection
 
-    def coinciding() -> int | None:
-        read()  # on the new connection
-        return last
+    class Coinciding:
+        """The new connection, its counter showing the last connection's value."""
 
-    monkeypatch.setattr(versions, "read", coinciding)
+        def __init__(self, connection: sqlite3.Connection) -> None:
+            self._connection = connection
+
+        def execute(self, query: str) -> Any:
+            if query == "PRAGMA data_version":
+                return self._connection.execute("SELECT ?", (counter,))
+            return self._connection.execute(query)
+
+        def close(self) -> None:
+            self._connection.close()
+
+    monkeypatch.setattr(data_version, "_version_connection", lambda path: Coinciding(opened(path)))
     assert (await client.get("/api/v1/tenant", headers=tenant.headers)).status_code == 401

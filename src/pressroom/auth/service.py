@@ -181,22 +181,19 @@ class SQLitePrincipalCache:
         # The count of credential changes the entries were read at, and the file's version
         # at which that count was last read.
         self._version: int | None = None
-        self._file_version: tuple[int, int] | None = None
+        self._file_version: int | None = None
 
     def version(self) -> int | None:
         """The count of credential changes now (the cache emptied if it moved), or None when
         it cannot be read at once (the cache is then not to be used)."""
-        reading = self._versions.read()
-        file_version = None if reading is None else (self._versions.opened, reading)
+        file_version = self._versions.read()
         if file_version is not None and file_version == self._file_version:
             return self._version
         changes = None if file_version is None else self._versions.read_number(_CHANGES)
-        if changes != self._version or changes is None:
+        if changes is None or changes != self._version:
             self._entries.clear()
             self._version = changes
-        # The connection the file's version was read on may have been replaced since.
-        opened_since = file_version is not None and file_version[0] != self._versions.opened
-        self._file_version = None if changes is None or opened_since else file_version
+        self._file_version = None if changes is None else file_version
         return changes
 
     def get(self, digest: str, version: int, now: float) -> Principal | None:

@@ -22,34 +22,42 @@ V = TypeVar("V")
 
 
 class DataVersion:
-    """The change counter of one SQLite file."""
+    """The change counter of one SQLite file.
+
+    A connection's counter starts anew when the connection is replaced (a failed reading
+    closes it): the readings of a new connection continue after every earlier one, so an
+    equal reading always means that nothing was committed in between."""
 
     def __init__(self, path: str) -> None:
         self._path = path
         self._connection: sqlite3.Connection | None = None
-        # Connections opened so far: readings of two connections are not comparable (a
-        # connection's counter starts anew), so a reading is known by this and its value.
-        self.opened = 0
+        self._fresh = False
+        # Added to the current connection's counter; the last reading returned.
+        self._offset = 0
+        self._last: int | None = None
 
     def read(self) -> int | None:
         """The counter now, or None when it cannot be read at once."""
-        try:
-            if self._connection is None:
-                self._connection = _version_connection(self._path)
-                self.opened += 1
-            return int(self._connection.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.Error:
-            self.close()
+        counter = self._number("PRAGMA data_version")
+        if counter is None:
             return None
+        if self._fresh:
+            self._fresh = False
+            self._offset = 0 if self._last is None else self._last + 1 - counter
+        self._last = counter + self._offset
+        return self._last
 
     def read_number(self, query: str) -> int | None:
-        """The one number `query` reads, on the same connection (in its own statement, every
-        row read so that no read transaction is left open), or None when it cannot be read at
-        once."""
+        """The one number `query` reads, on the same connection, or None when it cannot be
+        read at once."""
+        return self._number(query)
+
+    def _number(self, query: str) -> int | None:
+        # Every row is read, so that no read transaction is left open.
         try:
             if self._connection is None:
                 self._connection = _version_connection(self._path)
-                self.opened += 1
+                self._fresh = True
             rows = self._connection.execute(query).fetchall()
             return int(rows[0][0]) if rows else None
         except sqlite3.Error:

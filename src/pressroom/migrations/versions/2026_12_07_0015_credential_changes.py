@@ -26,13 +26,13 @@ down_revision: str | Sequence[str] | None = "0014_analytics_rollups"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-TABLES = ("api_keys", "members", "organizations")
-EVENTS = ("UPDATE", "DELETE")
 _MOVE = "UPDATE credential_changes SET count = count + 1 WHERE id = 1"
-
-
-def trigger_names() -> list[str]:
-    return [f"credential_changes_{table}_{event.lower()}" for table in TABLES for event in EVENTS]
+# (trigger, table, event): constants, no outside input.
+_TRIGGERS = [
+    (f"credential_changes_{table}_{event.lower()}", table, event)
+    for table in ("api_keys", "members", "organizations")
+    for event in ("UPDATE", "DELETE")
+]
 
 
 def upgrade() -> None:
@@ -43,18 +43,15 @@ def upgrade() -> None:
         "id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER NOT NULL)"
     )
     op.execute("INSERT INTO credential_changes (id, count) VALUES (1, 0)")
-    for table in TABLES:
-        for event in EVENTS:
-            # Names from the constants above: no outside input.
-            name = f"credential_changes_{table}_{event.lower()}"
-            op.execute(
-                f"CREATE TRIGGER {name} AFTER {event} ON {table} FOR EACH ROW BEGIN {_MOVE}; END"
-            )
+    for name, table, event in _TRIGGERS:
+        op.execute(
+            f"CREATE TRIGGER {name} AFTER {event} ON {table} FOR EACH ROW BEGIN {_MOVE}; END"
+        )
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
-    for name in trigger_names():
+    for name, _, _ in _TRIGGERS:
         op.execute(f"DROP TRIGGER IF EXISTS {name}")
     op.execute("DROP TABLE IF EXISTS credential_changes")
