@@ -165,6 +165,15 @@ def faststart_mp4_bytes() -> bytes:
 
 
 @functools.cache
+def fragmented_mp4_bytes() -> bytes:
+    """Like `mp4_bytes`, written in fragments (`moof`), as live and streaming encoders do: the
+    index (`moov`) lists no sample, each fragment lists its own."""
+    return _encode_video(
+        "mp4", h264_or_mpeg4(), "aac", {"movflags": "frag_keyframe+empty_moov+default_base_moof"}
+    )
+
+
+@functools.cache
 def webm_bytes() -> bytes:
     """2 s of 64x48 at 10 fps, VP8 with Opus audio, in WebM."""
     return _encode_video("webm", "libvpx", "libopus")

@@ -213,6 +213,44 @@ def test_video_cut_in_half_is_unprocessable(tmp_path: Path, make: Callable[[], b
         inspect_bytes(tmp_path, whole[: len(whole) // 2])
 
 
+def test_mp4_missing_its_last_bytes_is_unprocessable(tmp_path: Path) -> None:
+    # The index comes first and is whole; only the last sample is cut short. Its index places
+    # that sample past the end of the file, which is refused without reading the samples.
+    whole = factories.faststart_mp4_bytes()
+
+    with pytest.raises(UnprocessableMedia, match="index places samples 10 bytes past its end"):
+        inspect_bytes(tmp_path, whole[:-10])
+
+
+def test_mp4_whose_samples_are_not_read_back_still_proves_its_first_picture(
+    tmp_path: Path,
+) -> None:
+    # An MP4's index proves it whole; only the first picture is decoded. A file whose every
+    # sample is zeroed keeps a whole index but has no picture to show.
+    whole = bytearray(factories.faststart_mp4_bytes())
+    mdat = whole.index(b"mdat")
+    whole[mdat + 4 :] = bytes(len(whole) - mdat - 4)
+
+    with pytest.raises(UnprocessableMedia):
+        inspect_bytes(tmp_path, bytes(whole))
+
+
+def test_fragmented_mp4_is_inspected_by_reading_every_packet(tmp_path: Path) -> None:
+    info = inspect_bytes(tmp_path, factories.fragmented_mp4_bytes())
+
+    # Fragments carry the audio encoder's priming too: a little more than the video's 2 s.
+    assert info.duration_seconds == pytest.approx(factories.VIDEO_SECONDS, abs=0.3)
+    assert (info.width, info.height) == factories.VIDEO_SIZE
+
+
+def test_fragmented_mp4_cut_in_half_is_unprocessable(tmp_path: Path) -> None:
+    # Its index lists no sample, so nothing proves it whole but reading it to the end.
+    whole = factories.fragmented_mp4_bytes()
+
+    with pytest.raises(UnprocessableMedia):
+        inspect_bytes(tmp_path, whole[: len(whole) // 2])
+
+
 def test_mp4_header_followed_by_garbage_is_unprocessable(tmp_path: Path) -> None:
     content = factories.mp4_bytes()[:32] + b"\x13\x37" * 2000
 

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import mmap
+import sys
 import threading
 import tracemalloc
 from collections.abc import AsyncIterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +131,65 @@ async def test_write_back_stages_the_same_bytes(staging: Path, chunk_size: int) 
     assert [s.path.read_bytes() for s in staged] == [p.content for p in parts]
     assert [s.sha256 for s in staged] == [hashlib.sha256(p.content).hexdigest() for p in parts]
     assert [s.size_bytes for s in staged] == [len(p.content) for p in parts]
+
+
+def resident(path: Path) -> list[bool]:
+    """Which 4 KiB pages of `path` are in the page cache (mincore(2) over a mapping of it)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    ]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    size = path.stat().st_size
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    vector = ctypes.create_string_buffer(pages)
+    with path.open("rb") as file:
+        address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, file.fileno(), 0)
+        assert address not in (None, ctypes.c_void_p(-1).value)
+        try:
+            assert libc.mincore(address, size, vector) == 0
+        finally:
+            libc.munmap(address, size)
+    return [bool(byte & 1) for byte in vector.raw]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sync_file_range is Linux's")
+@pytest.mark.parametrize(
+    ("make", "name", "declared", "released"),
+    [
+        (factories.mp4_bytes, "big.mp4", "video/mp4", True),
+        (factories.webm_bytes, "big.webm", "video/webm", False),
+    ],
+    ids=["mp4-index-says-all", "webm-read-to-the-end"],
+)
+async def test_staged_video_leaves_the_page_cache_behind_it_when_inspection_reads_little(
+    staging: Path, make: Callable[[], bytes], name: str, declared: str, released: bool
+) -> None:
+    # 81 MiB: write-back starts at every 16 MiB, and what started the time before last is
+    # released, so 16-48 MiB must have left the page cache of an MP4. The first 16 MiB stay
+    # (inspection decodes the first picture there), and so does the end (an MP4's index may be
+    # there). A WebM is read to its end by inspection: all of it stays.
+    big = make() + bytes(range(256)) * (81 * MiB // 256)
+    body = multipart_body([FormPart(big, name, declared)])
+
+    [staged] = await read_upload(
+        chunked(body, 262139), CONTENT_TYPE, staging, UploadLimits(), write_back=True
+    )
+
+    pages = resident(staged.path)
+    page = mmap.PAGESIZE
+    assert all(pages[: 16 * MiB // page])
+    assert all(pages[-16 * MiB // page :])
+    assert not any(pages[16 * MiB // page : 48 * MiB // page]) if released else all(pages)
+    assert staged.path.read_bytes() == big
+    assert staged.sha256 == hashlib.sha256(big).hexdigest()
 
 
 async def test_file_exactly_at_its_limit_is_accepted(staging: Path) -> None:

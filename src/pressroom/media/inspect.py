@@ -349,6 +349,43 @@ def _read_through(
         )
 
 
+def _whole_by_index(container: InputContainer, video: VideoStream, size: int) -> bool:
+    """Whether an MP4 or QuickTime file is proved whole by its index, without reading it.
+
+    Its `moov` index says where every sample of every track lies: the file is whole when each
+    ends within it (a truncated file is refused here). False when the index does not list every
+    video frame (a fragmented file announces its samples in fragments along the file): then
+    every packet is read instead."""
+    if not video.frames or len(video.index_entries) != video.frames:
+        return False
+    end = 0
+    for stream in container.streams:
+        for entry in stream.index_entries:
+            end = max(end, entry.pos + entry.size)
+    if end > size:
+        missing = end - size
+        raise UnprocessableMedia(
+            f"the file is truncated: its index places samples {missing} bytes past its end"
+        )
+    return True
+
+
+def _decode_first_picture(
+    container: InputContainer, video: VideoStream, codec: VideoCodecContext, deadline: _Deadline
+) -> None:
+    """Decode the video until its first picture: proof that the codec data is real."""
+    for packet in container.demux(video):
+        deadline.check()
+        if packet.is_corrupt:
+            raise UnprocessableMedia("the file is truncated or corrupt")
+        if packet.pts is None and packet.dts is None:
+            continue  # the empty packet PyAV yields at the end of the stream
+        if codec.decode(packet):
+            return
+    if not codec.decode(None):
+        raise UnprocessableMedia("the video stream has no decodable frame")
+
+
 def _inspect_video(path: Path, sniffed: Sniffed, deadline: _Deadline) -> MediaInfo:
     demuxer = DEMUXERS.get(sniffed.mime_type)
     if demuxer is None:
@@ -383,7 +420,10 @@ def _inspect_video(path: Path, sniffed: Sniffed, deadline: _Deadline) -> MediaIn
             # A single decoding thread: frame threads would each have to be fed a packet before
             # the first picture comes out, multiplying the memory for no gain.
             codec.thread_count = 1
-            _read_through(container, video, codec, duration, deadline)
+            if demuxer == "mov" and _whole_by_index(container, video, path.stat().st_size):
+                _decode_first_picture(container, video, codec, deadline)
+            else:
+                _read_through(container, video, codec, duration, deadline)
             return MediaInfo(
                 kind=sniffed.kind,
                 mime_type=sniffed.mime_type,
