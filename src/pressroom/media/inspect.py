@@ -349,7 +349,12 @@ def _read_through(
         )
 
 
-def _whole_by_index(container: InputContainer, video: VideoStream, size: int) -> bool:
+_ENTRIES_BETWEEN_CHECKS = 65536
+
+
+def _whole_by_index(
+    container: InputContainer, video: VideoStream, size: int, deadline: _Deadline
+) -> bool:
     """Whether an MP4 or QuickTime file is proved whole by its index, without reading it.
 
     Its `moov` index says where every sample of every track lies: the file is whole when each
@@ -360,8 +365,10 @@ def _whole_by_index(container: InputContainer, video: VideoStream, size: int) ->
         return False
     end = 0
     for stream in container.streams:
-        for entry in stream.index_entries:
+        for number, entry in enumerate(stream.index_entries):
             end = max(end, entry.pos + entry.size)
+            if not number % _ENTRIES_BETWEEN_CHECKS:
+                deadline.check()  # an index can list millions of samples (~0.5 us each)
     if end > size:
         missing = end - size
         raise UnprocessableMedia(
@@ -420,7 +427,8 @@ def _inspect_video(path: Path, sniffed: Sniffed, deadline: _Deadline) -> MediaIn
             # A single decoding thread: frame threads would each have to be fed a packet before
             # the first picture comes out, multiplying the memory for no gain.
             codec.thread_count = 1
-            if demuxer == "mov" and _whole_by_index(container, video, path.stat().st_size):
+            size = path.stat().st_size
+            if demuxer == "mov" and _whole_by_index(container, video, size, deadline):
                 _decode_first_picture(container, video, codec, deadline)
             else:
                 _read_through(container, video, codec, duration, deadline)
