@@ -38,7 +38,7 @@ class DataVersion:
 
     def read(self) -> int | None:
         """The counter now, or None when it cannot be read at once."""
-        counter = self._number("PRAGMA data_version")
+        counter = self.read_number("PRAGMA data_version")
         if counter is None:
             return None
         if self._fresh:
@@ -50,9 +50,6 @@ class DataVersion:
     def read_number(self, query: str) -> int | None:
         """The one number `query` reads, on the same connection, or None when it cannot be
         read at once."""
-        return self._number(query)
-
-    def _number(self, query: str) -> int | None:
         # Every row is read, so that no read transaction is left open.
         try:
             if self._connection is None:

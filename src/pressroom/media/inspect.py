@@ -75,6 +75,9 @@ _ANIMATED_FORMATS = frozenset({"GIF", "WEBP", "PNG"})
 # The demuxer is forced from the sniffed type so FFmpeg never probes for other formats (playlists,
 # concat lists and image sequences can make it open further files).
 DEMUXERS = {"video/mp4": "mov", "video/quicktime": "mov", "video/webm": "matroska"}
+# Types whose index lists every sample with its place in the file (FFmpeg's `mov` demuxer): such
+# a file is proved whole by its index, and only its first picture is read (`_whole_by_index`).
+PROVED_BY_INDEX = frozenset(mime for mime, demuxer in DEMUXERS.items() if demuxer == "mov")
 
 
 # Field error codes of UnprocessableMedia.
@@ -427,8 +430,9 @@ def _inspect_video(path: Path, sniffed: Sniffed, deadline: _Deadline) -> MediaIn
             # A single decoding thread: frame threads would each have to be fed a packet before
             # the first picture comes out, multiplying the memory for no gain.
             codec.thread_count = 1
-            size = path.stat().st_size
-            if demuxer == "mov" and _whole_by_index(container, video, size, deadline):
+            if sniffed.mime_type in PROVED_BY_INDEX and _whole_by_index(
+                container, video, path.stat().st_size, deadline
+            ):
                 _decode_first_picture(container, video, codec, deadline)
             else:
                 _read_through(container, video, codec, duration, deadline)

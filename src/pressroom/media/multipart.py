@@ -41,12 +41,12 @@ from python_multipart.multipart import parse_options_header
 from pressroom.kit.errors import FieldError
 from pressroom.kit.errors import PressroomError
 from pressroom.kit.errors import field_error
+from pressroom.media.inspect import PROVED_BY_INDEX
 from pressroom.media.sniff import HEAD_BYTES
 from pressroom.media.sniff import MediaKind
 from pressroom.media.sniff import Sniffed
 from pressroom.media.sniff import sniff
 from pressroom.media.write_back import AVAILABLE as WRITE_BACK_AVAILABLE
-from pressroom.media.write_back import RELEASED_TYPES
 from pressroom.media.write_back import WriteBack
 
 if TYPE_CHECKING:
@@ -302,7 +302,8 @@ class _Part:
         assert self.write_back is not None
         # Up to what has reached the file: the write buffer may still hold a few bytes.
         self.file.flush()
-        releases = self.sniffed is not None and self.sniffed.mime_type in RELEASED_TYPES
+        # Inspection will not read it back: what is on disk can leave the page cache.
+        releases = self.sniffed is not None and self.sniffed.mime_type in PROVED_BY_INDEX
         self.write_back.advance(self.size, release=releases)
 
     def finish(self) -> None:

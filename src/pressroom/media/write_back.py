@@ -4,10 +4,10 @@ platform allows it (media/multipart.py).
 With local storage a staged file is made durable where it lies, so the disk is asked to start
 writing it every `WRITE_BACK_BYTES` while it arrives: the fsync before the asset is recorded then
 finds little left to do. A file whose inspection reads little of it (an MP4 or QuickTime file:
-its index says where every sample lies, media/inspect.py) is also let go of behind the
-write-back: each range is dropped from the page cache once it is on disk, so a large upload
-reuses a few tens of MiB of memory instead of taking a page of the cache for every byte it
-stores. Fresh pages are what cost: writing 1 GiB into new page-cache memory took 2.5 s of CPU on
+its index says where every sample lies, `PROVED_BY_INDEX` in media/inspect.py) is also let go
+of behind the write-back: each range is dropped from the page cache once it is on disk, so a
+large upload reuses a few tens of MiB of memory instead of taking a page of the cache for every
+byte it stores. Fresh pages are what cost: writing 1 GiB into new page-cache memory took 2.5 s of CPU on
 the project's machine, into reused memory 0.35-0.45 s (bench/README.md, media). The head, where
 inspection decodes the first picture, and the end, where an index may lie, stay cached.
 """
@@ -23,7 +23,6 @@ from collections.abc import Callable
 MiB = 1024 * 1024
 WRITE_BACK_BYTES = 16 * MiB
 KEPT_HEAD_BYTES = 16 * MiB
-RELEASED_TYPES = frozenset({"video/mp4", "video/quicktime"})
 _PAGE_BYTES = mmap.PAGESIZE
 # sync_file_range(2) flags.
 _WAIT_BEFORE = 1
