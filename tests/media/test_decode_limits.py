@@ -250,6 +250,21 @@ def test_video_decoding_past_the_deadline_is_refused(tmp_path: Path) -> None:
     assert "decoding took longer" in reason
 
 
+def test_an_mp4_index_is_walked_under_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An index can list millions of samples: the walk itself is stopped by the deadline, before
+    # anything is decoded.
+    def never(*_args: object) -> None:
+        raise AssertionError("the first picture was decoded past the deadline")
+
+    monkeypatch.setattr(inspect, "_decode_first_picture", never)
+
+    reason = refusal(tmp_path, factories.mp4_bytes(), DecodeLimits(timeout_seconds=1e-9))
+
+    assert reason == "decoding took longer than the 1e-09 s limit"
+
+
 def test_large_jpeg_decodes_at_a_fraction_of_its_size(
     tmp_path: Path, peak_memory: PeakMemory
 ) -> None:
