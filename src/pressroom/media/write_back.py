@@ -7,9 +7,10 @@ finds little left to do. A file whose inspection reads little of it (an MP4 or Q
 its index says where every sample lies, `PROVED_BY_INDEX` in media/inspect.py) is also let go
 of behind the write-back: each range is dropped from the page cache once it is on disk, so a
 large upload reuses a few tens of MiB of memory instead of taking a page of the cache for every
-byte it stores. Fresh pages are what cost: writing 1 GiB into new page-cache memory took 2.5 s of CPU on
-the project's machine, into reused memory 0.35-0.45 s (bench/README.md, media). The head, where
-inspection decodes the first picture, and the end, where an index may lie, stay cached.
+byte it stores. Fresh pages are what cost: writing 1 GiB into new page-cache memory took 2.5 s
+of CPU on the project's machine, into reused memory 0.35-0.45 s (bench/README.md, media). The
+head, where inspection decodes the first picture, and the end, where an index may lie, stay
+cached.
 """
 
 from __future__ import annotations
