@@ -1,7 +1,12 @@
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import time
 
+import pytest
+import regex
+
+from pressroom.providers import links
 from pressroom.providers.text import TLDS
 from pressroom.providers.text import count_graphemes
 from pressroom.providers.text import count_text
@@ -314,6 +319,73 @@ def test_count_text_rejects_an_unknown_unit() -> None:
 def test_pathological_text_is_counted_in_bounded_time(text: str, expected: int) -> None:
     assert count_weighted(text) == expected
     assert count_graphemes(text, url_length=23) == expected
+
+
+class _WaitsForACore:
+    """A link pattern whose first ``waits`` matches run out of wall-clock time at once, as the
+    regex module's timeout does when the thread waits for a core on a busy machine."""
+
+    def __init__(self, pattern: regex.Pattern[str], waits: int) -> None:
+        self.pattern = pattern
+        self.waits = waits
+        self.timeouts: list[float] = []
+
+    def match(self, text: str, start: int, *, timeout: float) -> regex.Match[str] | None:
+        self.timeouts.append(timeout)
+        if self.waits > 0:
+            self.waits -= 1
+            raise TimeoutError("regex timed out")
+        return self.pattern.match(text, start, timeout=timeout)
+
+
+def test_a_busy_machine_does_not_change_a_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by CI: under load a 300-character text lost its last links (308 instead of 317)
+    # because the scan's budget was wall-clock time. Only the thread's own CPU time counts now.
+    text = (
+        "a" * 200 + "\nhttps://t.t.gov:8080/wiki/Primer_(film)?q=1 x.ly/y Http://x_y.ex.台灣/path"
+    )
+    expected_spans = x_url_spans(text)
+    expected = count_weighted(text)
+    assert len(expected_spans) == 3
+    syntax = links._x_url()
+    busy = _WaitsForACore(syntax.url, waits=5)
+    monkeypatch.setattr(links, "_x_url", lambda: dataclasses.replace(syntax, url=busy))
+    assert x_url_spans(text) == expected_spans
+    assert count_weighted(text) == expected
+    assert busy.waits == 0
+    # Each retry is given what is left of the scan's CPU time, never more than the budget.
+    assert all(0 < timeout <= links._URL_SCAN_CPU_SECONDS for timeout in busy.timeouts)
+
+
+def test_a_scan_out_of_cpu_time_counts_the_rest_character_by_character(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "see https://example.com/" + "a" * 40
+    assert count_weighted(text) == 4 + 23
+    monkeypatch.setattr(links, "_URL_SCAN_CPU_SECONDS", 0.0)
+    assert x_url_spans(text) == []
+    assert count_weighted(text) == len(text)
+    assert count_graphemes(text, url_length=23) == len(text)
+
+
+def test_a_scan_that_keeps_running_out_stops_within_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every try burns the CPU time it is given and times out: the scan still ends, having spent
+    # about its budget, and counts the text as characters.
+    class Burns:
+        def match(self, text: str, start: int, *, timeout: float) -> None:
+            began = time.thread_time()
+            while time.thread_time() - began < timeout:
+                pass
+            raise TimeoutError("regex timed out")
+
+    monkeypatch.setattr(links, "_URL_SCAN_CPU_SECONDS", 0.05)
+    syntax = links._x_url()
+    monkeypatch.setattr(links, "_x_url", lambda: dataclasses.replace(syntax, url=Burns()))
+    began = time.thread_time()
+    assert count_weighted("see https://example.com/x") == len("see https://example.com/x")
+    assert time.thread_time() - began < 1.0
 
 
 # --- Links on every kind of TLD, and what is no link (issue 19) --------------------------------

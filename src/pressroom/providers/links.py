@@ -261,9 +261,13 @@ _MENTION = regex.compile(
 # twitter-text's end_mention_match: a mention followed by these is not a mention.
 _MENTION_END = regex.compile(f"[@\uff20{regex.escape(''.join(_LATIN_ACCENTS))}]|://")
 
-# Pathological input must not stall a request: give up on URL detection after this long and count
-# the text character by character (over-counting, the safe direction).
-_URL_SCAN_TIMEOUT_SECONDS = 0.5
+# Pathological input must not stall a request: give up on URL detection after this much of the
+# thread's CPU time and count the rest character by character (over-counting, the safe direction).
+# CPU time, not the wall clock: a count must not change because the machine is busy (a text that
+# takes 1 ms to scan used to lose its links when its thread waited 0.5 s for a core).
+_URL_SCAN_CPU_SECONDS = 0.5
+# Below this much CPU time left the scan stops rather than retry a match (see `_match_within`).
+_URL_SCAN_LEAST_SECONDS = 0.001
 
 
 # --- Links ---------------------------------------------------------------------------------------
@@ -387,21 +391,39 @@ def _scan(syntax: _UrlSyntax, text: str) -> Iterator[regex.Match[str]]:
         if text.startswith(".", run.end()):
             starts.update(range(max(run.start() - 1, 0), run.end()))
     starts.update(max(found.start() - 1, 0) for found in syntax.protocol.finditer(text))
-    deadline = time.monotonic() + _URL_SCAN_TIMEOUT_SECONDS
+    began = time.thread_time()
     position = 0
-    try:
-        for start in sorted(starts):
-            if start < position:
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return
-            match = syntax.url.match(text, start, timeout=remaining)
-            if match is not None:
-                yield match
-                position = match.end()
-    except TimeoutError:
-        return
+    for start in sorted(starts):
+        if start < position:
+            continue
+        try:
+            match = _match_within(syntax.url, text, start, began)
+        except TimeoutError:
+            return
+        if match is not None:
+            yield match
+            position = match.end()
+
+
+def _match_within(
+    pattern: regex.Pattern[str], text: str, start: int, began: float
+) -> regex.Match[str] | None:
+    """``pattern.match(text, start)`` while the scan begun at ``began`` (this thread's CPU
+    clock) is within its budget; TimeoutError once it is not.
+
+    The regex module's timeout is wall-clock time. When it runs out while the thread still had
+    CPU time left (it waited for a core), the match is tried again with what is left, so that
+    only the thread's own work counts. Each try costs at most the CPU time it was given, so the
+    whole scan costs at most its budget.
+    """
+    while True:
+        remaining = _URL_SCAN_CPU_SECONDS - (time.thread_time() - began)
+        if remaining < _URL_SCAN_LEAST_SECONDS:
+            raise TimeoutError("the link scan used up its CPU time")
+        try:
+            return pattern.match(text, start, timeout=remaining)
+        except TimeoutError:
+            continue
 
 
 def mastodon_countable_text(text: str, url_length: int) -> str:
