@@ -47,12 +47,12 @@ from pressroom.media.sniff import MediaKind
 from pressroom.media.sniff import Sniffed
 from pressroom.media.sniff import sniff
 from pressroom.media.write_back import AVAILABLE as WRITE_BACK_AVAILABLE
+from pressroom.media.write_back import MiB
 from pressroom.media.write_back import WriteBack
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
 
-MiB = 1024 * 1024
 GiB = 1024 * MiB
 
 FIELD_NAME = "files"
